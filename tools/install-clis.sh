@@ -3,11 +3,11 @@
 # offline) into a per-machine cache folder, and prints nothing but progress. A CLI already present
 # in the cache is reused, so a second run is a no-op.
 #
-# Usage: tools/install-clis.sh [cache-dir]
+# Usage: TERRAFORM_VERSION=x OPENTOFU_VERSION=y tools/install-clis.sh [cache-dir] (run by `make tools`)
 set -euo pipefail
 
-TERRAFORM_VERSION=1.8.5
-OPENTOFU_VERSION=1.10.6
+TERRAFORM_VERSION=${TERRAFORM_VERSION:?set by the GNUmakefile}
+OPENTOFU_VERSION=${OPENTOFU_VERSION:?set by the GNUmakefile}
 CACHE=${1:-${RAYTPU_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/raytpu/tools}}
 
 terraform_dir="$CACHE/terraform-$TERRAFORM_VERSION"
@@ -37,7 +37,7 @@ if [ ! -x "$tofu_dir/tofu" ]; then
     -o "$tofu_dir/tofu" ./cmd/tofu)
 fi
 
-"$terraform_dir/terraform" version -json >/dev/null
-"$tofu_dir/tofu" version -json >/dev/null
+"$terraform_dir/terraform" version -json >/dev/null 2>&1
+"$tofu_dir/tofu" version -json >/dev/null 2>&1
 echo "terraform: $terraform_dir/terraform"
 echo "tofu:      $tofu_dir/tofu"

@@ -1,0 +1,9 @@
+terraform {
+  required_providers {
+    raytpu = {
+      source = "raytpu/raytpu"
+    }
+  }
+}
+
+provider "raytpu" {}
