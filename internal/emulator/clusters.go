@@ -1,0 +1,438 @@
+package emulator
+
+import (
+	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+)
+
+func cloneCluster(c *containerpb.Cluster) *containerpb.Cluster {
+	return proto.Clone(c).(*containerpb.Cluster)
+}
+
+func cloneNodePool(p *containerpb.NodePool) *containerpb.NodePool {
+	return proto.Clone(p).(*containerpb.NodePool)
+}
+
+func (e *Emulator) listClusters(n resourceName) *containerpb.ListClustersResponse {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := &containerpb.ListClustersResponse{}
+	for _, c := range e.st.allClusters() {
+		if c.Project == n.Project && (n.Location == "-" || c.Location == n.Location) {
+			out.Clusters = append(out.Clusters, c.view())
+		}
+	}
+	return out
+}
+
+// lookupClusterLocked finds the cluster a request names.
+func (e *Emulator) lookupClusterLocked(n resourceName) (*cluster, *apiError) {
+	c := e.st.clusters[n.clusterKey()]
+	if c == nil {
+		return nil, errClusterNotFound(n)
+	}
+	return c, nil
+}
+
+func (e *Emulator) getCluster(n resourceName) (*containerpb.Cluster, *apiError) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c, err := e.lookupClusterLocked(n)
+	if err != nil {
+		return nil, err
+	}
+	return c.view(), nil
+}
+
+// defaultNodeLocations: a zonal cluster's nodes live in its zone, a regional one's in three zones.
+func defaultNodeLocations(location string) []string {
+	if isZone(location) {
+		return []string{location}
+	}
+	return []string{location + "-a", location + "-b", location + "-c"}
+}
+
+func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+	var req containerpb.CreateClusterRequest
+	if err := decodeBody(body, &req); err != nil {
+		return nil, err
+	}
+	if err := validateLocation(n.Location); err != nil {
+		return nil, err
+	}
+	if req.Cluster == nil {
+		return nil, errInvalid("Cluster is required.")
+	}
+	pb := cloneCluster(req.Cluster)
+	if err := validateName("cluster.name", pb.Name); err != nil {
+		return nil, err
+	}
+	n.Cluster = pb.Name
+	channel := pb.GetReleaseChannel().GetChannel()
+	def := defaultVersion
+	if ch, ok := channelVersions[channel]; ok {
+		def = ch.def
+	}
+	version, ok := resolveVersion(pb.InitialClusterVersion, def)
+	if !ok {
+		return nil, errInvalid("Master version %q is unsupported.", pb.InitialClusterVersion)
+	}
+	if err := checkRayVersion(pb.AddonsConfig, version); err != nil {
+		return nil, err
+	}
+	if len(pb.Locations) == 0 {
+		pb.Locations = defaultNodeLocations(n.Location)
+	}
+	for _, z := range pb.Locations {
+		if !isZone(z) || zoneRegion(z) != zoneRegion(n.Location) {
+			return nil, errInvalid("Cluster location %q is not a zone of region %q.", z, zoneRegion(n.Location))
+		}
+	}
+	// A cluster without node pools gets "default-pool" from initialNodeCount and nodeConfig.
+	reqPools := pb.NodePools
+	switch {
+	case len(reqPools) == 0 && pb.InitialNodeCount > 0:
+		reqPools = []*containerpb.NodePool{{Name: "default-pool", Config: pb.NodeConfig, InitialNodeCount: pb.InitialNodeCount}}
+	case len(reqPools) == 0:
+		return nil, errInvalid("Cluster.initial_node_count must be greater than zero.")
+	case pb.InitialNodeCount > 0:
+		return nil, errInvalid("Cluster.initial_node_count and Cluster.node_pools are mutually exclusive.")
+	}
+	cf := clusterFacts{location: n.Location, locations: pb.Locations, masterVersion: version}
+	var plans []*poolPlan
+	seen := map[string]bool{}
+	for _, in := range reqPools {
+		plan, err := planNodePool(cf, in)
+		if err != nil {
+			return nil, err
+		}
+		if seen[plan.pool.PB.Name] {
+			return nil, errInvalid("Node pool names must be unique: %q appears twice.", plan.pool.PB.Name)
+		}
+		seen[plan.pool.PB.Name] = true
+		plans = append(plans, plan)
+	}
+
+	now := time.Now().UTC()
+	pb.NodePools = nil
+	pb.InitialNodeCount = 0
+	pb.Location = n.Location
+	pb.Zone = n.Location
+	pb.InitialClusterVersion = version
+	pb.CurrentMasterVersion = version
+	pb.CurrentNodeVersion = version
+	pb.Status = containerpb.Cluster_PROVISIONING
+	pb.CreateTime = now.Format(time.RFC3339)
+	pb.Id = randomHex(16)
+	pb.Etag = randomHex(8)
+	pb.LabelFingerprint = randomHex(4)
+	pb.SelfLink = e.endpoint + "/v1/" + n.clusterKey()
+	if pb.Network == "" {
+		pb.Network = "default"
+	}
+	if pb.Subnetwork == "" {
+		pb.Subnetwork = "default"
+	}
+	if pb.LoggingService == "" {
+		pb.LoggingService = "logging.googleapis.com/kubernetes"
+	}
+	if pb.MonitoringService == "" {
+		pb.MonitoringService = "monitoring.googleapis.com/kubernetes"
+	}
+	if pb.ClusterIpv4Cidr == "" {
+		pb.ClusterIpv4Cidr = "10.4.0.0/14"
+	}
+	pb.ServicesIpv4Cidr = "10.0.0.0/24"
+	if pb.ReleaseChannel == nil {
+		pb.ReleaseChannel = &containerpb.ReleaseChannel{Channel: containerpb.ReleaseChannel_REGULAR}
+	}
+	if pb.AddonsConfig == nil {
+		pb.AddonsConfig = &containerpb.AddonsConfig{}
+	}
+	pb.MasterAuth = &containerpb.MasterAuth{}
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.st.clusters[n.clusterKey()] != nil {
+		return nil, errAlreadyExists(n.clusterKey())
+	}
+	c := &cluster{Key: n.clusterKey(), Project: n.Project, Location: n.Location, UID: pb.Id, PB: pb}
+	c.dir = filepath.Join(e.workDir, "clusters", c.UID)
+	for _, p := range plans {
+		p.pool.PB.SelfLink = pb.SelfLink + "/nodePools/" + p.pool.PB.Name
+		c.Pools = append(c.Pools, p.pool)
+	}
+	if err := e.checkQuotaLocked(c.Project, c.Pools); err != nil {
+		return nil, err
+	}
+	op, err := e.newOperationLocked(c, containerpb.Operation_CREATE_CLUSTER, c.Key)
+	if err != nil {
+		return nil, err
+	}
+	e.st.clusters[c.Key] = c
+	e.persistLocked()
+	return e.startOperation(op, opWork{
+		run: func(ctx context.Context) *apiError {
+			if err := e.startClusterAPI(ctx, c); err != nil {
+				return newError(codes.Internal, "Failed to start the cluster control plane: %v", err)
+			}
+			return e.provisionPools(ctx, c, c.Pools)
+		},
+		finish: func(err *apiError) {
+			c.PB.Status = containerpb.Cluster_RUNNING
+			poolStatus := containerpb.NodePool_RUNNING
+			if err != nil {
+				c.PB.Status, c.PB.StatusMessage = containerpb.Cluster_ERROR, err.Message
+				poolStatus = containerpb.NodePool_ERROR
+			}
+			for _, p := range c.Pools {
+				if p.PB.Status == containerpb.NodePool_PROVISIONING {
+					p.PB.Status = poolStatus
+					if err != nil {
+						p.PB.StatusMessage = err.Message
+					}
+				}
+			}
+			e.scheduleRayLocked(c)
+		},
+	}), nil
+}
+
+// startClusterAPI starts (or restarts) the cluster's kube-apiserver and records its endpoint.
+func (e *Emulator) startClusterAPI(ctx context.Context, c *cluster) error {
+	e.mu.Lock()
+	dir, uid, port, name := c.dir, c.UID, c.APIPort, c.PB.Name
+	e.mu.Unlock()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	pki, err := loadClusterPKI(filepath.Join(dir, "pki"))
+	if err != nil {
+		if pki, err = newClusterPKI(name); err != nil {
+			return err
+		}
+	}
+	started := time.Now()
+	api, err := startAPIServer(ctx, apiServerConfig{
+		bin:        e.bins.APIServer,
+		dir:        dir,
+		pki:        pki,
+		etcdURL:    e.etcd.clientURL,
+		etcdPrefix: "/raytpu/" + uid,
+		token:      e.token,
+		port:       port,
+	})
+	if err != nil {
+		return err
+	}
+	e.logf("cluster %s: kube-apiserver ready on 127.0.0.1:%d after %s", c.Key, api.port, time.Since(started).Round(time.Millisecond))
+	kube, dyn, err := kubeClients(api.port, pki.CACertPEM, e.token)
+	if err != nil {
+		api.stop()
+		return err
+	}
+	c.apiMu.Lock()
+	c.api, c.pki, c.kube, c.dyn = api, pki, kube, dyn
+	c.apiMu.Unlock()
+	e.mu.Lock()
+	c.APIPort = api.port
+	c.PB.Endpoint = "127.0.0.1:" + strconv.Itoa(api.port)
+	c.PB.MasterAuth = &containerpb.MasterAuth{ClusterCaCertificate: base64.StdEncoding.EncodeToString(pki.CACertPEM)}
+	e.mu.Unlock()
+	return nil
+}
+
+func (e *Emulator) removeClusterDir(c *cluster) {
+	if c.dir != "" {
+		_ = os.RemoveAll(c.dir)
+	}
+}
+
+func (e *Emulator) deleteCluster(n resourceName) (*containerpb.Operation, *apiError) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c, err := e.lookupClusterLocked(n)
+	if err != nil {
+		return nil, err
+	}
+	op, err := e.newOperationLocked(c, containerpb.Operation_DELETE_CLUSTER, c.Key)
+	if err != nil {
+		return nil, err
+	}
+	c.PB.Status = containerpb.Cluster_STOPPING
+	for _, p := range c.Pools {
+		p.PB.Status = containerpb.NodePool_STOPPING
+	}
+	e.persistLocked()
+	return e.startOperation(op, opWork{
+		run: func(ctx context.Context) *apiError {
+			c.stopAPIServer()
+			return nil
+		},
+		finish: func(err *apiError) {
+			if err != nil {
+				c.PB.Status, c.PB.StatusMessage = containerpb.Cluster_ERROR, err.Message
+				return
+			}
+			c.rayGen++
+			delete(e.st.clusters, c.Key)
+			e.goBackground(func(context.Context) {
+				c.stopAPIServer()
+				e.removeClusterDir(c)
+			})
+		},
+	}), nil
+}
+
+// applyClusterUpdate validates a ClusterUpdate and returns the function that applies it and the
+// operation type GKE reports for it. Fields the emulator does not model are accepted and ignored.
+func applyClusterUpdate(c *cluster, u *containerpb.ClusterUpdate) (func(), containerpb.Operation_Type, *apiError) {
+	if u == nil {
+		return nil, 0, errInvalid("Update is required.")
+	}
+	typ := containerpb.Operation_UPDATE_CLUSTER
+	version := c.PB.CurrentMasterVersion
+	if u.DesiredMasterVersion != "" {
+		v, ok := resolveVersion(u.DesiredMasterVersion, version)
+		if !ok {
+			return nil, 0, errInvalid("Master version %q is unsupported.", u.DesiredMasterVersion)
+		}
+		if versionLess(v, version) {
+			return nil, 0, errInvalid("Master version %q is older than the current master version %q; downgrades are not supported.", v, version)
+		}
+		version = v
+		typ = containerpb.Operation_UPGRADE_MASTER
+	}
+	if u.DesiredAddonsConfig != nil {
+		if err := checkRayVersion(u.DesiredAddonsConfig, version); err != nil {
+			return nil, 0, err
+		}
+	}
+	var channel *containerpb.ReleaseChannel
+	if u.DesiredReleaseChannel != nil {
+		channel = proto.Clone(u.DesiredReleaseChannel).(*containerpb.ReleaseChannel)
+	}
+	addons := u.DesiredAddonsConfig
+	return func() {
+		c.PB.CurrentMasterVersion = version
+		if addons != nil {
+			c.PB.AddonsConfig = proto.Clone(addons).(*containerpb.AddonsConfig)
+		}
+		if channel != nil {
+			c.PB.ReleaseChannel = channel
+		}
+	}, typ, nil
+}
+
+func (e *Emulator) updateCluster(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+	var req containerpb.UpdateClusterRequest
+	if err := decodeBody(body, &req); err != nil {
+		return nil, err
+	}
+	return e.reconcileCluster(n, func(c *cluster) (func(), containerpb.Operation_Type, *apiError) {
+		return applyClusterUpdate(c, req.Update)
+	})
+}
+
+func (e *Emulator) setAddons(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+	var req containerpb.SetAddonsConfigRequest
+	if err := decodeBody(body, &req); err != nil {
+		return nil, err
+	}
+	if req.AddonsConfig == nil {
+		return nil, errInvalid("Addons config is required.")
+	}
+	return e.reconcileCluster(n, func(c *cluster) (func(), containerpb.Operation_Type, *apiError) {
+		return applyClusterUpdate(c, &containerpb.ClusterUpdate{DesiredAddonsConfig: req.AddonsConfig})
+	})
+}
+
+// reconcileCluster runs a cluster update: RECONCILING while the operation runs, the change
+// applied when it succeeds, and the Ray CRDs following the add-on.
+func (e *Emulator) reconcileCluster(n resourceName, plan func(*cluster) (func(), containerpb.Operation_Type, *apiError)) (*containerpb.Operation, *apiError) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c, err := e.lookupClusterLocked(n)
+	if err != nil {
+		return nil, err
+	}
+	apply, typ, err := plan(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.busyLocked(c); err != nil {
+		return nil, err
+	}
+	if c.PB.Status != containerpb.Cluster_RUNNING {
+		return nil, newError(codes.FailedPrecondition, "Cluster %q is in state %s and cannot be updated.", c.PB.Name, c.PB.Status)
+	}
+	op, err := e.newOperationLocked(c, typ, c.Key)
+	if err != nil {
+		return nil, err
+	}
+	c.PB.Status = containerpb.Cluster_RECONCILING
+	e.persistLocked()
+	return e.startOperation(op, opWork{finish: func(err *apiError) {
+		c.PB.Status = containerpb.Cluster_RUNNING
+		if err != nil {
+			return
+		}
+		apply()
+		c.PB.Etag = randomHex(8)
+		e.scheduleRayLocked(c)
+	}}), nil
+}
+
+// scheduleRayLocked makes the cluster's KubeRay CRDs follow the Ray Operator add-on: created
+// RayCRDDelay after it is enabled, removed when it is disabled.
+func (e *Emulator) scheduleRayLocked(c *cluster) {
+	want := c.rayEnabled() && c.PB.Status != containerpb.Cluster_ERROR
+	if want == c.RayCRDs {
+		return
+	}
+	c.rayGen++
+	gen := c.rayGen
+	delay := e.opts.RayCRDDelay
+	if delay == 0 {
+		delay = DefaultRayCRDDelay
+	}
+	if !want {
+		delay = 0
+	}
+	e.goBackground(func(ctx context.Context) {
+		if !sleepCtx(ctx, delay) {
+			return
+		}
+		e.mu.Lock()
+		current := c.rayGen == gen
+		e.mu.Unlock()
+		if !current {
+			return
+		}
+		var err error
+		if want {
+			err = e.installRayCRDs(ctx, c)
+		} else {
+			err = e.removeRayCRDs(ctx, c)
+		}
+		if err != nil {
+			e.logf("cluster %s: KubeRay CRDs: %v", c.Key, err)
+			return
+		}
+		e.mu.Lock()
+		if c.rayGen == gen {
+			c.RayCRDs = want
+			e.persistLocked()
+		}
+		e.mu.Unlock()
+	})
+}
+

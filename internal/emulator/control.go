@@ -1,0 +1,526 @@
+package emulator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/grpc/codes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+)
+
+// controlPrefix is the path prefix of the control API (JSON, same bearer token as the GKE API).
+const controlPrefix = "/emulator/v1/"
+
+// Controller is the control surface of an emulator, implemented by *Emulator in-process and by
+// *Client over the control API, so tests use the same calls either way.
+type Controller interface {
+	// Reset deletes every cluster (stopping its kube-apiserver) and operation and restores the
+	// default latencies, capacity, quotas, faults, request log and counters.
+	Reset(ctx context.Context) error
+	// SetLatencies sets the time operations take, by containerpb.Operation_Type name
+	// ("CREATE_NODE_POOL"); the key "default" sets the latency of every other type.
+	SetLatencies(ctx context.Context, latencies map[string]time.Duration) error
+	// SetCapacity sets the TPU chips a zone has for a generation (negative: unlimited).
+	SetCapacity(ctx context.Context, c Capacity) error
+	// SetQuota sets the TPU chips a project may hold for a generation (negative: unlimited).
+	SetQuota(ctx context.Context, q Quota) error
+	// InjectFault makes matching GKE API requests fail; it returns the fault's id.
+	InjectFault(ctx context.Context, f Fault) (string, error)
+	// ClearFaults removes every request fault and operation fault.
+	ClearFaults(ctx context.Context) error
+	// FailNextOperation makes the next matching operation(s) end DONE with the given error.
+	FailNextOperation(ctx context.Context, f OperationFault) error
+	// FailHost marks one node of a pool NotReady and the pool RUNNING_WITH_ERROR.
+	FailHost(ctx context.Context, h HostFailure) error
+	// Requests returns the GKE API request log, oldest first.
+	Requests(ctx context.Context) ([]RequestRecord, error)
+	// Counters returns the number of GKE API requests per ClusterManager method (e.g.
+	// "CreateNodePool"; "Unknown" for paths that match none).
+	Counters(ctx context.Context) (map[string]int, error)
+}
+
+var _ Controller = (*Emulator)(nil)
+
+// Capacity is how many TPU chips of a generation a zone can still provision.
+type Capacity struct {
+	Zone       string `json:"zone"`
+	Generation string `json:"generation"`
+	// Chips is the zone's total for the generation; negative means unlimited (the default).
+	Chips int `json:"chips"`
+}
+
+// Quota is how many TPU chips of a generation a project may hold, in every location together.
+type Quota struct {
+	Project    string `json:"project"`
+	Generation string `json:"generation"`
+	// Chips is the limit; negative means unlimited (the default).
+	Chips int `json:"chips"`
+}
+
+// Fault makes matching GKE API requests fail with a Google error instead of being served.
+type Fault struct {
+	// Method is the HTTP method to match; empty matches any.
+	Method string `json:"method,omitempty"`
+	// Path is a regular expression matched against the request path; empty matches any.
+	Path string `json:"path,omitempty"`
+	// RPC is a ClusterManager method name (e.g. "CreateNodePool"); empty matches any.
+	RPC string `json:"rpc,omitempty"`
+	// Status is the google.rpc.Code name, e.g. "UNAVAILABLE" or "RESOURCE_EXHAUSTED".
+	Status string `json:"status"`
+	// HTTPStatus overrides the HTTP code that Status maps to.
+	HTTPStatus int    `json:"httpStatus,omitempty"`
+	Message    string `json:"message,omitempty"`
+	// Reason adds a google.rpc.ErrorInfo detail.
+	Reason string `json:"reason,omitempty"`
+	// Times is how many matching requests fail; 0 means every one until ClearFaults.
+	Times int `json:"times,omitempty"`
+	// Probability is the chance a matching request fails; 0 means always.
+	Probability float64 `json:"probability,omitempty"`
+}
+
+// OperationFault makes matching operations end DONE with an error (Operation.error set) and
+// their target in the state a failed operation leaves (a created pool or cluster in ERROR).
+type OperationFault struct {
+	// OperationType is a containerpb.Operation_Type name such as "CREATE_NODE_POOL"; empty matches any.
+	OperationType string `json:"operationType,omitempty"`
+	// Target is a regular expression matched against the target's resource name
+	// (projects/p/locations/l/clusters/c[/nodePools/n]); empty matches any.
+	Target string `json:"target,omitempty"`
+	// Status is the google.rpc.Code name of the error; default "INTERNAL".
+	Status  string `json:"status,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Reason is a containerpb.StatusCondition_Code name such as "GCE_STOCKOUT", reported as an
+	// ErrorInfo detail and as the operation's cluster or node pool condition.
+	Reason string `json:"reason,omitempty"`
+	// Times is how many matching operations fail; 0 means 1.
+	Times int `json:"times,omitempty"`
+}
+
+// HostFailure names one host (node) of a node pool by worker index.
+type HostFailure struct {
+	// Cluster is the full name projects/{p}/locations/{l}/clusters/{c}.
+	Cluster  string `json:"cluster"`
+	NodePool string `json:"nodePool"`
+	// Worker is the worker index (the number at the end of the node's name).
+	Worker int `json:"worker"`
+}
+
+// RequestRecord is one GKE API request as the emulator saw it.
+type RequestRecord struct {
+	Time   time.Time `json:"time"`
+	Method string    `json:"method"`
+	Path   string    `json:"path"`
+	RPC    string    `json:"rpc"`
+	Status int       `json:"status"`
+	// Duration is how long the emulator took to answer.
+	Duration time.Duration `json:"duration"`
+}
+
+type fault struct {
+	id   string
+	spec Fault
+	path *regexp.Regexp
+	left int // <0 unlimited
+	err  *apiError
+}
+
+type opFault struct {
+	spec   OperationFault
+	target *regexp.Regexp
+	left   int
+	err    *apiError
+}
+
+type capKey struct{ where, gen string }
+
+// controlState is what the control API sets. It has its own lock, taken after e.mu when both are.
+type controlState struct {
+	mu         sync.Mutex
+	defLatency time.Duration
+	latencies  map[string]time.Duration
+	capacity   map[capKey]int
+	quota      map[capKey]int
+	faults     []*fault
+	opFaults   []*opFault
+	requests   []RequestRecord
+	counters   map[string]int
+	nextID     int
+	base       Options
+}
+
+func newControlState(o Options) *controlState {
+	c := &controlState{base: o}
+	c.resetLocked()
+	return c
+}
+
+func (c *controlState) resetLocked() {
+	c.defLatency = c.base.DefaultLatency
+	if c.defLatency == 0 {
+		c.defLatency = DefaultLatency
+	}
+	c.latencies = map[string]time.Duration{}
+	for k, v := range c.base.Latencies {
+		c.latencies[k] = v
+	}
+	c.capacity = map[capKey]int{}
+	c.quota = map[capKey]int{}
+	c.faults, c.opFaults = nil, nil
+	c.requests = nil
+	c.counters = map[string]int{}
+}
+
+func (c *controlState) latency(opType string) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.latencies[opType]; ok {
+		return d
+	}
+	return c.defLatency
+}
+
+// limit returns the capacity (or quota) for where/gen, or -1 for unlimited.
+func (c *controlState) limit(m map[capKey]int, where, gen string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n, ok := m[capKey{where, gen}]; ok {
+		return n
+	}
+	return -1
+}
+
+const maxRequestLog = 10000
+
+func (c *controlState) record(method, path, rpc string, status int, start time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.requests) >= maxRequestLog {
+		c.requests = c.requests[1:]
+	}
+	c.requests = append(c.requests, RequestRecord{Time: start, Method: method, Path: path, RPC: rpc, Status: status, Duration: time.Since(start)})
+	c.counters[rpc]++
+}
+
+func (c *controlState) matchFault(method, path, rpc string) *apiError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, f := range c.faults {
+		if (f.spec.Method != "" && f.spec.Method != method) || (f.spec.RPC != "" && f.spec.RPC != rpc) ||
+			(f.path != nil && !f.path.MatchString(path)) {
+			continue
+		}
+		if f.spec.Probability > 0 && rand.Float64() >= f.spec.Probability {
+			continue
+		}
+		if f.left > 0 {
+			f.left--
+			if f.left == 0 {
+				c.faults = append(c.faults[:i], c.faults[i+1:]...)
+			}
+		}
+		return f.err
+	}
+	return nil
+}
+
+func (c *controlState) takeOperationFault(opType, target string) *apiError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, f := range c.opFaults {
+		if (f.spec.OperationType != "" && f.spec.OperationType != opType) || (f.target != nil && !f.target.MatchString(target)) {
+			continue
+		}
+		f.left--
+		if f.left <= 0 {
+			c.opFaults = append(c.opFaults[:i], c.opFaults[i+1:]...)
+		}
+		return f.err
+	}
+	return nil
+}
+
+func faultError(status string, httpStatus int, message, reason string, def codes.Code) (*apiError, error) {
+	code := def
+	if status != "" {
+		var ok bool
+		if code, ok = parseStatusName(status); !ok || code == codes.OK {
+			return nil, fmt.Errorf("unknown status %q: use a google.rpc.Code name such as UNAVAILABLE", status)
+		}
+	}
+	if message == "" {
+		message = "Injected fault: " + statusName(code) + "."
+	}
+	e := newError(code, "%s", message)
+	e.Reason = reason
+	if httpStatus != 0 {
+		e.HTTPStatus = httpStatus
+	}
+	return e, nil
+}
+
+func compileOptional(expr string) (*regexp.Regexp, error) {
+	if expr == "" {
+		return nil, nil
+	}
+	return regexp.Compile(expr)
+}
+
+// Reset implements Controller.
+func (e *Emulator) Reset(ctx context.Context) error {
+	e.mu.Lock()
+	ops := e.st.ops
+	for _, op := range ops {
+		if op.cancel != nil {
+			op.cancel()
+		}
+	}
+	clusters := e.st.allClusters()
+	e.st = newState()
+	e.ctl.mu.Lock()
+	e.ctl.resetLocked()
+	e.ctl.mu.Unlock()
+	e.persistLocked()
+	e.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range clusters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.stopAPIServer()
+			e.removeClusterDir(c)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// SetLatencies implements Controller.
+func (e *Emulator) SetLatencies(ctx context.Context, latencies map[string]time.Duration) error {
+	for k, d := range latencies {
+		if _, ok := containerpb.Operation_Type_value[k]; !ok && k != "default" {
+			return fmt.Errorf("unknown operation type %q: use a containerpb.Operation_Type name such as CREATE_NODE_POOL, or \"default\"", k)
+		}
+		if d < 0 {
+			return fmt.Errorf("latency of %s is negative", k)
+		}
+	}
+	e.ctl.mu.Lock()
+	defer e.ctl.mu.Unlock()
+	for k, d := range latencies {
+		if k == "default" {
+			e.ctl.defLatency = d
+		} else {
+			e.ctl.latencies[k] = d
+		}
+	}
+	return nil
+}
+
+// SetCapacity implements Controller.
+func (e *Emulator) SetCapacity(ctx context.Context, c Capacity) error {
+	g, err := tpu.LookupGeneration(c.Generation)
+	if err != nil {
+		return err
+	}
+	if !isZone(c.Zone) {
+		return fmt.Errorf("capacity is per zone (like us-central2-b), got %q", c.Zone)
+	}
+	e.ctl.mu.Lock()
+	defer e.ctl.mu.Unlock()
+	e.ctl.capacity[capKey{c.Zone, g.Name}] = c.Chips
+	return nil
+}
+
+// SetQuota implements Controller.
+func (e *Emulator) SetQuota(ctx context.Context, q Quota) error {
+	g, err := tpu.LookupGeneration(q.Generation)
+	if err != nil {
+		return err
+	}
+	if q.Project == "" {
+		return fmt.Errorf("quota needs a project")
+	}
+	e.ctl.mu.Lock()
+	defer e.ctl.mu.Unlock()
+	e.ctl.quota[capKey{q.Project, g.Name}] = q.Chips
+	return nil
+}
+
+// InjectFault implements Controller.
+func (e *Emulator) InjectFault(ctx context.Context, f Fault) (string, error) {
+	re, err := compileOptional(f.Path)
+	if err != nil {
+		return "", fmt.Errorf("fault path: %w", err)
+	}
+	if f.Status == "" {
+		return "", fmt.Errorf("a fault needs a status, such as UNAVAILABLE")
+	}
+	aerr, err := faultError(f.Status, f.HTTPStatus, f.Message, f.Reason, codes.Internal)
+	if err != nil {
+		return "", err
+	}
+	e.ctl.mu.Lock()
+	defer e.ctl.mu.Unlock()
+	e.ctl.nextID++
+	id := "fault-" + strconv.Itoa(e.ctl.nextID)
+	left := f.Times
+	if left <= 0 {
+		left = -1
+	}
+	e.ctl.faults = append(e.ctl.faults, &fault{id: id, spec: f, path: re, left: left, err: aerr})
+	return id, nil
+}
+
+// ClearFaults implements Controller.
+func (e *Emulator) ClearFaults(ctx context.Context) error {
+	e.ctl.mu.Lock()
+	defer e.ctl.mu.Unlock()
+	e.ctl.faults, e.ctl.opFaults = nil, nil
+	return nil
+}
+
+// FailNextOperation implements Controller.
+func (e *Emulator) FailNextOperation(ctx context.Context, f OperationFault) error {
+	if _, ok := containerpb.Operation_Type_value[f.OperationType]; f.OperationType != "" && !ok {
+		return fmt.Errorf("unknown operation type %q", f.OperationType)
+	}
+	if _, ok := containerpb.StatusCondition_Code_value[f.Reason]; f.Reason != "" && !ok {
+		return fmt.Errorf("unknown reason %q: use a containerpb.StatusCondition_Code name such as GCE_STOCKOUT", f.Reason)
+	}
+	re, err := compileOptional(f.Target)
+	if err != nil {
+		return fmt.Errorf("operation fault target: %w", err)
+	}
+	aerr, err := faultError(f.Status, 0, f.Message, f.Reason, codes.Internal)
+	if err != nil {
+		return err
+	}
+	left := f.Times
+	if left <= 0 {
+		left = 1
+	}
+	e.ctl.mu.Lock()
+	defer e.ctl.mu.Unlock()
+	e.ctl.opFaults = append(e.ctl.opFaults, &opFault{spec: f, target: re, left: left, err: aerr})
+	return nil
+}
+
+// Requests implements Controller.
+func (e *Emulator) Requests(ctx context.Context) ([]RequestRecord, error) {
+	e.ctl.mu.Lock()
+	defer e.ctl.mu.Unlock()
+	return append([]RequestRecord(nil), e.ctl.requests...), nil
+}
+
+// Counters implements Controller.
+func (e *Emulator) Counters(ctx context.Context) (map[string]int, error) {
+	e.ctl.mu.Lock()
+	defer e.ctl.mu.Unlock()
+	out := make(map[string]int, len(e.ctl.counters))
+	for k, v := range e.ctl.counters {
+		out[k] = v
+	}
+	return out, nil
+}
+
+// controlHandler serves the Controller methods as JSON under /emulator/v1/.
+func (e *Emulator) controlHandler() http.Handler {
+	mux := http.NewServeMux()
+	handle := func(pattern string, f func(r *http.Request) (any, error)) {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			if !e.authorized(r) {
+				writeError(w, errUnauthenticated)
+				return
+			}
+			out, err := f(r)
+			if err != nil {
+				writeError(w, errInvalid("%v", err))
+				return
+			}
+			if out == nil {
+				out = struct{}{}
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(out)
+		})
+	}
+	decode := func(r *http.Request, v any) error {
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		return dec.Decode(v)
+	}
+	handle("POST "+controlPrefix+"reset", func(r *http.Request) (any, error) { return nil, e.Reset(r.Context()) })
+	handle("PUT "+controlPrefix+"latencies", func(r *http.Request) (any, error) {
+		var in map[string]string
+		if err := decode(r, &in); err != nil {
+			return nil, err
+		}
+		l := map[string]time.Duration{}
+		for k, v := range in {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return nil, fmt.Errorf("latency of %s: %w", k, err)
+			}
+			l[k] = d
+		}
+		return nil, e.SetLatencies(r.Context(), l)
+	})
+	handle("POST "+controlPrefix+"capacity", func(r *http.Request) (any, error) {
+		var in Capacity
+		if err := decode(r, &in); err != nil {
+			return nil, err
+		}
+		return nil, e.SetCapacity(r.Context(), in)
+	})
+	handle("POST "+controlPrefix+"quota", func(r *http.Request) (any, error) {
+		var in Quota
+		if err := decode(r, &in); err != nil {
+			return nil, err
+		}
+		return nil, e.SetQuota(r.Context(), in)
+	})
+	handle("POST "+controlPrefix+"faults", func(r *http.Request) (any, error) {
+		var in Fault
+		if err := decode(r, &in); err != nil {
+			return nil, err
+		}
+		id, err := e.InjectFault(r.Context(), in)
+		return map[string]string{"id": id}, err
+	})
+	handle("DELETE "+controlPrefix+"faults", func(r *http.Request) (any, error) { return nil, e.ClearFaults(r.Context()) })
+	handle("POST "+controlPrefix+"operationFaults", func(r *http.Request) (any, error) {
+		var in OperationFault
+		if err := decode(r, &in); err != nil {
+			return nil, err
+		}
+		return nil, e.FailNextOperation(r.Context(), in)
+	})
+	handle("POST "+controlPrefix+"hostFailures", func(r *http.Request) (any, error) {
+		var in HostFailure
+		if err := decode(r, &in); err != nil {
+			return nil, err
+		}
+		return nil, e.FailHost(r.Context(), in)
+	})
+	handle("GET "+controlPrefix+"requests", func(r *http.Request) (any, error) {
+		reqs, err := e.Requests(r.Context())
+		return map[string]any{"requests": reqs}, err
+	})
+	handle("GET "+controlPrefix+"counters", func(r *http.Request) (any, error) {
+		c, err := e.Counters(r.Context())
+		return map[string]any{"counters": c}, err
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, errNotFound("No control method %s %s.", r.Method, r.URL.Path))
+	})
+	return mux
+}

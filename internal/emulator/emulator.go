@@ -1,0 +1,224 @@
+// Package emulator is a local GKE control plane for tests and the quickstart. It serves the
+// container v1 REST API (JSON as protojson of containerpb, paths as Google's clients send them)
+// closely enough that cloud.google.com/go/container/apiv1 and google.golang.org/api/container/v1
+// cannot tell it from GKE, runs mutations as operations that take time and can fail, validates TPU
+// node pools through internal/tpu, and backs every cluster with a real kube-apiserver (one shared
+// etcd per emulator) on which it registers the pools' nodes and, with the Ray Operator add-on, the
+// KubeRay CRDs.
+//
+// The GKE API is plain HTTP on loopback; each kube-apiserver is HTTPS on loopback with the
+// cluster's own CA. Every request needs "Authorization: Bearer <token>"; the same token is
+// cluster-admin on every kube-apiserver.
+package emulator
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// DefaultLatency is the default time an operation takes (PENDING → RUNNING → DONE), short for
+// tests. A CREATE_CLUSTER additionally lasts until its kube-apiserver is ready (~2 s).
+const DefaultLatency = 200 * time.Millisecond
+
+// DefaultRayCRDDelay is the default gap between the Ray Operator add-on being reported enabled and
+// the KubeRay CRDs being created in the cluster.
+const DefaultRayCRDDelay = 500 * time.Millisecond
+
+// Options configure an emulator. The zero value is a usable in-memory emulator on a free port.
+type Options struct {
+	// Addr is the listen address, default "127.0.0.1:0". Only loopback addresses are accepted.
+	Addr string
+	// Token is the bearer token the emulator and every cluster accept; random when empty.
+	Token string
+	// StateDir keeps clusters, pools, operations, key material and etcd data across restarts.
+	// Empty means a temporary folder removed by Close.
+	StateDir string
+	// KubeBinDir holds kube-apiserver and etcd; default DefaultKubeBinDir().
+	KubeBinDir string
+	// CRDDir holds the KubeRay CRD YAML files; default <KubeBinDir>/kuberay-crds.
+	CRDDir string
+	// DefaultLatency applies to every operation type not in Latencies; 0 means DefaultLatency.
+	DefaultLatency time.Duration
+	// Latencies per operation type (containerpb.Operation_Type names such as "CREATE_NODE_POOL").
+	Latencies map[string]time.Duration
+	// RayCRDDelay is the gap between enabling the Ray Operator add-on and its CRDs being created;
+	// 0 means DefaultRayCRDDelay, negative means none.
+	RayCRDDelay time.Duration
+	// MaxOperationsPerCluster is how many operations may run at once on one cluster (GKE: 1);
+	// 0 means 1, negative means unlimited.
+	MaxOperationsPerCluster int
+	// Logf receives progress and child-process problems; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// Emulator is a running emulated GKE.
+type Emulator struct {
+	opts     Options
+	token    string
+	bins     *kubeBinaries
+	workDir  string
+	tempWork bool
+	etcd     *etcdServer
+	listener net.Listener
+	server   *http.Server
+	endpoint string
+
+	mu    sync.Mutex
+	st    *state
+	ctl   *controlState
+	bgCtx context.Context
+	stop  context.CancelFunc
+	bg    sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start starts an emulator: checks the binaries, starts etcd, restores a saved state (restarting
+// its clusters' kube-apiservers) and serves the API. Close stops everything it started.
+func Start(ctx context.Context, opts Options) (*Emulator, error) {
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	if err := checkLoopback(opts.Addr); err != nil {
+		return nil, err
+	}
+	bins, err := findKubeBinaries(opts.KubeBinDir, opts.CRDDir)
+	if err != nil {
+		return nil, err
+	}
+	e := &Emulator{opts: opts, token: opts.Token, bins: bins}
+	if e.token == "" {
+		e.token = randomToken()
+	}
+	if opts.StateDir != "" {
+		if e.workDir, err = filepath.Abs(opts.StateDir); err != nil {
+			return nil, err
+		}
+	} else {
+		if e.workDir, err = os.MkdirTemp("", "raytpu-emulator-"); err != nil {
+			return nil, err
+		}
+		e.tempWork = true
+	}
+	for _, d := range []string{"etcd", "clusters"} {
+		if err := os.MkdirAll(filepath.Join(e.workDir, d), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	e.bgCtx, e.stop = context.WithCancel(context.Background())
+	e.ctl = newControlState(opts)
+	e.st = newState()
+
+	if e.etcd, err = startEtcd(ctx, bins.Etcd, filepath.Join(e.workDir, "etcd", "data"), filepath.Join(e.workDir, "etcd")); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if e.listener, err = net.Listen("tcp", opts.Addr); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("emulator: listen: %w", err)
+	}
+	e.endpoint = "http://" + e.listener.Addr().String()
+	if opts.StateDir != "" {
+		if err := e.restore(ctx); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	e.server = &http.Server{Handler: e.handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = e.server.Serve(e.listener) }()
+	return e, nil
+}
+
+// Endpoint is the API root, http://127.0.0.1:PORT: the value for option.WithEndpoint and for the
+// provider's container_endpoint.
+func (e *Emulator) Endpoint() string { return e.endpoint }
+
+// Token is the bearer token the emulator and its clusters accept.
+func (e *Emulator) Token() string { return e.token }
+
+// Close stops serving, ends running operations and stops every kube-apiserver and etcd. With a
+// StateDir the state stays on disk for the next Start.
+func (e *Emulator) Close() error {
+	e.closeOnce.Do(func() {
+		if e.server != nil {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = e.server.Shutdown(sctx)
+			cancel()
+		} else if e.listener != nil {
+			e.listener.Close()
+		}
+		if e.stop != nil {
+			e.stop()
+		}
+		e.bg.Wait()
+		if e.st != nil {
+			e.mu.Lock()
+			if e.opts.StateDir != "" {
+				e.closeErr = e.saveLocked()
+			}
+			clusters := e.st.allClusters()
+			e.mu.Unlock()
+			var wg sync.WaitGroup
+			for _, c := range clusters {
+				wg.Add(1)
+				go func() { defer wg.Done(); c.stopAPIServer() }()
+			}
+			wg.Wait()
+		}
+		if e.etcd != nil {
+			e.etcd.proc.stop(10 * time.Second)
+		}
+		if e.tempWork {
+			if err := os.RemoveAll(e.workDir); err != nil && e.closeErr == nil {
+				e.closeErr = err
+			}
+		}
+	})
+	return e.closeErr
+}
+
+func (e *Emulator) logf(format string, args ...any) {
+	if e.opts.Logf != nil {
+		e.opts.Logf(format, args...)
+	}
+}
+
+// goBackground runs f as tracked background work that Close waits for.
+func (e *Emulator) goBackground(f func(ctx context.Context)) {
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		f(e.bgCtx)
+	}()
+}
+
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("emulator: listen address %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return errors.New("emulator: the listen address must be on loopback (127.0.0.1, ::1 or localhost), got " + addr)
+	}
+	return nil
+}
+
+func randomToken() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return "ya29.emulator-" + hex.EncodeToString(b)
+}

@@ -1,0 +1,355 @@
+package emulator
+
+import (
+	"context"
+	"fmt"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+)
+
+func (e *Emulator) listNodePools(n resourceName) (*containerpb.ListNodePoolsResponse, *apiError) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c, err := e.lookupClusterLocked(n)
+	if err != nil {
+		return nil, err
+	}
+	out := &containerpb.ListNodePoolsResponse{}
+	for _, p := range c.Pools {
+		out.NodePools = append(out.NodePools, cloneNodePool(p.PB))
+	}
+	return out, nil
+}
+
+func (e *Emulator) lookupPoolLocked(n resourceName) (*cluster, *nodePool, *apiError) {
+	c, err := e.lookupClusterLocked(n)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := c.pool(n.NodePool)
+	if p == nil {
+		return nil, nil, errPoolNotFound(n)
+	}
+	return c, p, nil
+}
+
+func (e *Emulator) getNodePool(n resourceName) (*containerpb.NodePool, *apiError) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, p, err := e.lookupPoolLocked(n)
+	if err != nil {
+		return nil, err
+	}
+	return cloneNodePool(p.PB), nil
+}
+
+// clusterReadyLocked refuses node pool changes while the cluster runs an operation or is not
+// RUNNING, as GKE does.
+func (e *Emulator) clusterReadyLocked(c *cluster) *apiError {
+	if err := e.busyLocked(c); err != nil {
+		return err
+	}
+	if c.PB.Status != containerpb.Cluster_RUNNING {
+		return newError(codes.FailedPrecondition, "Cluster %q is in state %s; node pools can only be changed while it is RUNNING.", c.PB.Name, c.PB.Status)
+	}
+	return nil
+}
+
+func (e *Emulator) createNodePool(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+	var req containerpb.CreateNodePoolRequest
+	if err := decodeBody(body, &req); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c, err := e.lookupClusterLocked(n)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := planNodePool(clusterFacts{location: c.Location, locations: c.PB.Locations, masterVersion: c.PB.CurrentMasterVersion}, req.NodePool)
+	if err != nil {
+		return nil, err
+	}
+	p := plan.pool
+	n.NodePool = p.PB.Name
+	if c.pool(p.PB.Name) != nil {
+		return nil, errAlreadyExists(n.poolKey())
+	}
+	if err := e.clusterReadyLocked(c); err != nil {
+		return nil, err
+	}
+	if err := e.checkQuotaLocked(c.Project, []*nodePool{p}); err != nil {
+		return nil, err
+	}
+	op, err := e.newOperationLocked(c, containerpb.Operation_CREATE_NODE_POOL, n.poolKey())
+	if err != nil {
+		return nil, err
+	}
+	p.PB.SelfLink = e.endpoint + "/v1/" + n.poolKey()
+	c.Pools = append(c.Pools, p)
+	e.persistLocked()
+	return e.startOperation(op, opWork{
+		run: func(ctx context.Context) *apiError { return e.provisionPools(ctx, c, []*nodePool{p}) },
+		finish: func(err *apiError) {
+			if err != nil {
+				e.failPoolLocked(c, p, err)
+				return
+			}
+			p.PB.Status = containerpb.NodePool_RUNNING
+		},
+	}), nil
+}
+
+// failPoolLocked leaves a pool whose creation failed in ERROR, holding no capacity and no nodes
+// (a slice is all or nothing).
+func (e *Emulator) failPoolLocked(c *cluster, p *nodePool, err *apiError) {
+	p.PB.Status, p.PB.StatusMessage = containerpb.NodePool_ERROR, err.Message
+	p.Reserved = false
+	name := p.PB.Name
+	e.goBackground(func(ctx context.Context) { _ = e.deletePoolNodes(ctx, c, name) })
+}
+
+// provisionPools reserves zone capacity for the pools (all or none: a pool that does not fit is a
+// GCE_STOCKOUT) and registers their nodes.
+func (e *Emulator) provisionPools(ctx context.Context, c *cluster, pools []*nodePool) *apiError {
+	e.mu.Lock()
+	for _, p := range pools {
+		if err := e.checkCapacityLocked(c, p, p.NodeCount); err != nil {
+			for _, q := range pools {
+				q.Reserved = false
+			}
+			e.mu.Unlock()
+			return err
+		}
+		p.Reserved = true
+	}
+	specs := make([]poolNodesSpec, len(pools))
+	for i, p := range pools {
+		p.PB.InstanceGroupUrls = instanceGroupURLs(c, p)
+		specs[i] = nodesSpecLocked(c, p)
+	}
+	e.mu.Unlock()
+	for _, s := range specs {
+		if err := e.syncPoolNodes(ctx, c, s); err != nil {
+			return newError(codes.Internal, "Registering the nodes of node pool %q: %v", s.pool, err)
+		}
+	}
+	return nil
+}
+
+func instanceGroupURLs(c *cluster, p *nodePool) []string {
+	var out []string
+	for _, z := range p.Zones {
+		out = append(out, fmt.Sprintf("https://www.googleapis.com/compute/v1/projects/%s/zones/%s/instanceGroupManagers/%s-grp",
+			c.Project, z, nodeNamePrefix(c.PB.Name, p.PB.Name, p.UID)))
+	}
+	return out
+}
+
+func (e *Emulator) deleteNodePool(n resourceName) (*containerpb.Operation, *apiError) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c, p, err := e.lookupPoolLocked(n)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.busyLocked(c); err != nil {
+		return nil, err
+	}
+	op, err := e.newOperationLocked(c, containerpb.Operation_DELETE_NODE_POOL, n.poolKey())
+	if err != nil {
+		return nil, err
+	}
+	p.PB.Status = containerpb.NodePool_STOPPING
+	e.persistLocked()
+	name := p.PB.Name
+	return e.startOperation(op, opWork{
+		run: func(ctx context.Context) *apiError {
+			if err := e.deletePoolNodes(ctx, c, name); err != nil {
+				return newError(codes.Internal, "Deleting the nodes of node pool %q: %v", name, err)
+			}
+			return nil
+		},
+		finish: func(err *apiError) {
+			if err != nil {
+				p.PB.Status, p.PB.StatusMessage = containerpb.NodePool_ERROR, err.Message
+				return
+			}
+			c.removePool(name)
+		},
+	}), nil
+}
+
+func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+	var req containerpb.UpdateNodePoolRequest
+	if err := decodeBody(body, &req); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c, p, err := e.lookupPoolLocked(n)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.clusterReadyLocked(c); err != nil {
+		return nil, err
+	}
+	// The updated pool is validated like a new one with the same shape, so version and TPU rules
+	// come from one place.
+	next := cloneNodePool(p.PB)
+	if req.NodeVersion != "" {
+		next.Version = req.NodeVersion
+	}
+	if req.Labels != nil {
+		next.Config.Labels = req.Labels.Labels
+	}
+	if req.Taints != nil {
+		next.Config.Taints = req.Taints.Taints
+	}
+	if req.ResourceLabels != nil {
+		next.Config.ResourceLabels = req.ResourceLabels.Labels
+	}
+	if req.MachineType != "" && req.MachineType != next.Config.MachineType {
+		return nil, errInvalid("Node pool %q: changing the machine type of a node pool is not supported by the emulator; create a new node pool.", p.PB.Name)
+	}
+	if len(req.Locations) > 0 {
+		return nil, errInvalid("Node pool %q: changing node locations is not supported by the emulator.", p.PB.Name)
+	}
+	check := cloneNodePool(next)
+	check.InitialNodeCount = int32(p.NodeCount)
+	if p.PB.QueuedProvisioning.GetEnabled() {
+		check.InitialNodeCount = 0
+	}
+	if _, err := planNodePool(clusterFacts{location: c.Location, locations: p.Zones, masterVersion: c.PB.CurrentMasterVersion}, check); err != nil {
+		return nil, err
+	}
+	next.Version, _ = resolveVersion(next.Version, c.PB.CurrentMasterVersion)
+	op, err := e.newOperationLocked(c, containerpb.Operation_UPGRADE_NODES, n.poolKey())
+	if err != nil {
+		return nil, err
+	}
+	prev := p.PB.Status
+	p.PB.Status = containerpb.NodePool_RECONCILING
+	e.persistLocked()
+	return e.startOperation(op, opWork{
+		run: func(ctx context.Context) *apiError {
+			e.mu.Lock()
+			spec := nodesSpecLocked(c, p)
+			spec.applyConfig(c, next)
+			e.mu.Unlock()
+			if err := e.syncPoolNodes(ctx, c, spec); err != nil {
+				return newError(codes.Internal, "Updating the nodes of node pool %q: %v", p.PB.Name, err)
+			}
+			return nil
+		},
+		finish: func(err *apiError) {
+			p.PB.Status = restoredStatus(prev, p)
+			if err != nil {
+				return
+			}
+			p.PB.Version = next.Version
+			p.PB.Config = proto.Clone(next.Config).(*containerpb.NodeConfig)
+			p.PB.Etag = randomHex(8)
+			e.refreshNodeVersionLocked(c)
+		},
+	}), nil
+}
+
+// restoredStatus is a pool's status after a reconcile: RUNNING unless a host is down.
+func restoredStatus(prev containerpb.NodePool_Status, p *nodePool) containerpb.NodePool_Status {
+	if len(p.FailedHosts) > 0 {
+		return containerpb.NodePool_RUNNING_WITH_ERROR
+	}
+	if prev == containerpb.NodePool_ERROR {
+		return prev
+	}
+	return containerpb.NodePool_RUNNING
+}
+
+// refreshNodeVersionLocked keeps Cluster.currentNodeVersion at the oldest pool version, as GKE does.
+func (e *Emulator) refreshNodeVersionLocked(c *cluster) {
+	oldest := ""
+	for _, p := range c.Pools {
+		if oldest == "" || versionLess(p.PB.Version, oldest) {
+			oldest = p.PB.Version
+		}
+	}
+	if oldest != "" {
+		c.PB.CurrentNodeVersion = oldest
+	}
+}
+
+func (e *Emulator) setNodePoolSize(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+	var req containerpb.SetNodePoolSizeRequest
+	if err := decodeBody(body, &req); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c, p, err := e.lookupPoolLocked(n)
+	if err != nil {
+		return nil, err
+	}
+	if req.NodeCount < 0 {
+		return nil, errInvalid("Node count must not be negative, got %d.", req.NodeCount)
+	}
+	if p.MultiHost && int(req.NodeCount) != p.NodeCount {
+		return nil, errInvalid("Node pool %q is a multi-host TPU slice (topology %s, %d hosts); a multi-host TPU slice node pool cannot be resized.",
+			p.PB.Name, p.Topology, p.totalNodes())
+	}
+	if err := e.clusterReadyLocked(c); err != nil {
+		return nil, err
+	}
+	if p.PB.Status != containerpb.NodePool_RUNNING && p.PB.Status != containerpb.NodePool_RUNNING_WITH_ERROR {
+		return nil, newError(codes.FailedPrecondition, "Node pool %q is in state %s and cannot be resized.", p.PB.Name, p.PB.Status)
+	}
+	if grow := int(req.NodeCount) - p.NodeCount; grow > 0 {
+		extra := &nodePool{Generation: p.Generation, ChipsPerNode: p.ChipsPerNode, Zones: p.Zones, NodeCount: grow, PB: p.PB}
+		if err := e.checkQuotaLocked(c.Project, []*nodePool{extra}); err != nil {
+			return nil, err
+		}
+	}
+	op, err := e.newOperationLocked(c, containerpb.Operation_SET_NODE_POOL_SIZE, n.poolKey())
+	if err != nil {
+		return nil, err
+	}
+	prev := p.PB.Status
+	p.PB.Status = containerpb.NodePool_RECONCILING
+	e.persistLocked()
+	count := int(req.NodeCount)
+	return e.startOperation(op, opWork{
+		run: func(ctx context.Context) *apiError {
+			e.mu.Lock()
+			if err := e.checkCapacityLocked(c, p, count); err != nil {
+				e.mu.Unlock()
+				return err
+			}
+			p.NodeCount = count
+			spec := nodesSpecLocked(c, p)
+			e.mu.Unlock()
+			if err := e.syncPoolNodes(ctx, c, spec); err != nil {
+				return newError(codes.Internal, "Resizing node pool %q: %v", p.PB.Name, err)
+			}
+			return nil
+		},
+		finish: func(err *apiError) {
+			p.PB.Status = restoredStatus(prev, p)
+			p.FailedHosts = keepBelow(p.FailedHosts, p.totalNodes())
+			if len(p.FailedHosts) == 0 && p.PB.Status == containerpb.NodePool_RUNNING_WITH_ERROR {
+				p.PB.Status = containerpb.NodePool_RUNNING
+			}
+		},
+	}), nil
+}
+
+func keepBelow(xs []int, n int) []int {
+	var out []int
+	for _, x := range xs {
+		if x < n {
+			out = append(out, x)
+		}
+	}
+	return out
+}

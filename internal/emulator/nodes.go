@@ -1,0 +1,428 @@
+package emulator
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+)
+
+// kubeClients builds client-go clients for a cluster's kube-apiserver.
+func kubeClients(port int, caPEM []byte, token string) (kubernetes.Interface, dynamic.Interface, error) {
+	cfg := &rest.Config{
+		Host:            "https://127.0.0.1:" + strconv.Itoa(port),
+		BearerToken:     token,
+		TLSClientConfig: rest.TLSClientConfig{CAData: caPEM},
+		QPS:             200,
+		Burst:           400,
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kube, dyn, nil
+}
+
+// Node names. A pool's nodes are named
+//
+//	gke-<cluster>-<pool>-<hash>-<worker>
+//
+// where <cluster> and <pool> are the names cut to 20 characters, <hash> is 8 hex digits fixed for
+// the life of the pool, and <worker> is the host's worker index (TPU_WORKER_ID order), written
+// with 4 digits so that sorting names sorts workers. A pool spread over several zones numbers its
+// nodes zone after zone, in the order of the pool's locations.
+func nodeNamePrefix(clusterName, poolName, poolUID string) string {
+	sum := sha256.Sum256([]byte(poolUID))
+	return fmt.Sprintf("gke-%s-%s-%s", trimName(clusterName, 20), trimName(poolName, 20), hex.EncodeToString(sum[:4]))
+}
+
+// NodeName returns the name of worker index worker of a pool whose node name prefix is prefix.
+func nodeName(prefix string, worker int) string { return fmt.Sprintf("%s-%04d", prefix, worker) }
+
+var workerSuffixRE = regexp.MustCompile(`-([0-9]{4,})$`)
+
+// WorkerIndex recovers a node's worker index from its name (the number after the last hyphen),
+// the rule documented on the node names above. ok is false for names not made by the emulator.
+func WorkerIndex(nodeName string) (int, bool) {
+	m := workerSuffixRE.FindStringSubmatch(nodeName)
+	if m == nil || !strings.HasPrefix(nodeName, "gke-") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
+
+func trimName(s string, n int) string {
+	if len(s) > n {
+		s = s[:n]
+	}
+	return strings.TrimRight(s, "-")
+}
+
+// poolNodesSpec is everything needed to register a pool's nodes, copied out under e.mu.
+type poolNodesSpec struct {
+	pool        string
+	prefix      string
+	zones       []string
+	perZone     int
+	machineType string
+	labels      map[string]string
+	taints      []corev1.Taint
+	chips       int // google.com/tpu per node, 0 for CPU pools
+	version     string
+	failed      map[int]bool
+	region      string
+	project     string
+}
+
+func nodesSpecLocked(c *cluster, p *nodePool) poolNodesSpec {
+	s := poolNodesSpec{
+		pool:    p.PB.Name,
+		prefix:  nodeNamePrefix(c.PB.Name, p.PB.Name, p.UID),
+		zones:   append([]string(nil), p.Zones...),
+		perZone: p.NodeCount,
+		chips:   p.ChipsPerNode,
+		failed:  map[int]bool{},
+		region:  zoneRegion(c.Location),
+		project: c.Project,
+	}
+	for _, i := range p.FailedHosts {
+		s.failed[i] = true
+	}
+	s.applyConfig(c, p.PB)
+	if p.Accelerator != "" {
+		s.labels[tpu.LabelAccelerator] = p.Accelerator
+		s.labels[tpu.LabelTopology] = p.Topology
+	}
+	return s
+}
+
+// applyConfig takes labels, taints, machine type and version from np (user labels first, so
+// GKE's own labels win).
+func (s *poolNodesSpec) applyConfig(c *cluster, np *containerpb.NodePool) {
+	cfg := np.GetConfig()
+	keep := map[string]string{}
+	for _, k := range []string{tpu.LabelAccelerator, tpu.LabelTopology} {
+		if v, ok := s.labels[k]; ok {
+			keep[k] = v
+		}
+	}
+	s.labels = map[string]string{}
+	for k, v := range cfg.GetLabels() {
+		s.labels[k] = v
+	}
+	for k, v := range keep {
+		s.labels[k] = v
+	}
+	s.machineType = cfg.GetMachineType()
+	s.version = np.GetVersion()
+	s.labels[tpu.LabelNodePool] = np.GetName()
+	s.labels[tpu.LabelInstanceType] = s.machineType
+	s.labels["beta.kubernetes.io/instance-type"] = s.machineType
+	s.labels["cloud.google.com/machine-family"] = strings.SplitN(s.machineType, "-", 2)[0]
+	s.labels["cloud.google.com/gke-os-distribution"] = "cos"
+	s.labels["cloud.google.com/gke-boot-disk"] = cfg.GetDiskType()
+	s.labels["kubernetes.io/os"] = "linux"
+	s.labels["kubernetes.io/arch"] = "amd64"
+	s.labels["topology.kubernetes.io/region"] = s.region
+	if cfg.GetSpot() {
+		s.labels["cloud.google.com/gke-spot"] = "true"
+	}
+	s.taints = nil
+	for _, t := range cfg.GetTaints() {
+		s.taints = append(s.taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: taintEffect(t.Effect)})
+	}
+	if s.chips > 0 {
+		s.taints = append(s.taints, corev1.Taint{Key: tpu.ResourceName, Value: tpu.TaintValue, Effect: corev1.TaintEffect(tpu.TaintEffect)})
+	}
+}
+
+func taintEffect(e containerpb.NodeTaint_Effect) corev1.TaintEffect {
+	switch e {
+	case containerpb.NodeTaint_PREFER_NO_SCHEDULE:
+		return corev1.TaintEffectPreferNoSchedule
+	case containerpb.NodeTaint_NO_EXECUTE:
+		return corev1.TaintEffectNoExecute
+	default:
+		return corev1.TaintEffectNoSchedule
+	}
+}
+
+// machineResources approximates a machine type's CPU and memory for node capacity.
+func machineResources(machineType string, tpuChips int) (cpu, memGi int) {
+	if tpuChips > 0 {
+		return 44 * tpuChips, 176 * tpuChips
+	}
+	switch machineType {
+	case "e2-micro", "e2-small":
+		return 2, 2
+	case "e2-medium":
+		return 2, 4
+	}
+	parts := strings.Split(machineType, "-")
+	n, err := strconv.Atoi(parts[len(parts)-1])
+	if err != nil || n <= 0 {
+		return 2, 8
+	}
+	per := 4
+	if len(parts) >= 2 {
+		switch parts[1] {
+		case "highmem":
+			per = 8
+		case "highcpu":
+			per = 1
+		}
+	}
+	return n, n * per
+}
+
+type desiredNode struct {
+	name   string
+	zone   string
+	worker int
+}
+
+func (s poolNodesSpec) nodes() []desiredNode {
+	var out []desiredNode
+	i := 0
+	for _, z := range s.zones {
+		for j := 0; j < s.perZone; j++ {
+			out = append(out, desiredNode{name: nodeName(s.prefix, i), zone: z, worker: i})
+			i++
+		}
+	}
+	return out
+}
+
+func (s poolNodesSpec) node(d desiredNode) *corev1.Node {
+	labels := map[string]string{}
+	for k, v := range s.labels {
+		labels[k] = v
+	}
+	labels[tpu.LabelZone] = d.zone
+	labels["kubernetes.io/hostname"] = d.name
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: d.name, Labels: labels},
+		Spec: corev1.NodeSpec{
+			ProviderID: fmt.Sprintf("gce://%s/%s/%s", s.project, d.zone, d.name),
+			Taints:     append([]corev1.Taint(nil), s.taints...),
+		},
+	}
+}
+
+func (s poolNodesSpec) status(d desiredNode) corev1.NodeStatus {
+	cpu, mem := machineResources(s.machineType, s.chips)
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:              resource.MustParse(strconv.Itoa(cpu)),
+		corev1.ResourceMemory:           resource.MustParse(strconv.Itoa(mem) + "Gi"),
+		corev1.ResourcePods:             resource.MustParse("110"),
+		corev1.ResourceEphemeralStorage: resource.MustParse("100Gi"),
+	}
+	if s.chips > 0 {
+		capacity[corev1.ResourceName(tpu.ResourceName)] = resource.MustParse(strconv.Itoa(s.chips))
+	}
+	ready := corev1.NodeCondition{
+		Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+		Message: "kubelet is posting ready status", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
+	}
+	if s.failed[d.worker] {
+		ready.Status, ready.Reason, ready.Message = corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status."
+	}
+	return corev1.NodeStatus{
+		Capacity:    capacity,
+		Allocatable: capacity.DeepCopy(),
+		Conditions:  []corev1.NodeCondition{ready},
+		Addresses: []corev1.NodeAddress{
+			{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("10.128.%d.%d", d.worker/250, d.worker%250+2)},
+			{Type: corev1.NodeHostName, Address: d.name},
+		},
+		NodeInfo: corev1.NodeSystemInfo{
+			KubeletVersion:          kubeletVersion(s.version),
+			KubeProxyVersion:        kubeletVersion(s.version),
+			OperatingSystem:         "linux",
+			Architecture:            "amd64",
+			OSImage:                 "Container-Optimized OS from Google",
+			ContainerRuntimeVersion: "containerd://1.7.28",
+		},
+	}
+}
+
+// syncPoolNodes makes the cluster's nodes of pool s.pool exactly the ones s describes: creates
+// missing ones, updates labels, taints and status, and deletes extra ones.
+func (e *Emulator) syncPoolNodes(ctx context.Context, c *cluster, s poolNodesSpec) error {
+	kube, _ := c.clients()
+	if kube == nil {
+		return fmt.Errorf("the cluster's kube-apiserver is not running")
+	}
+	nodes := kube.CoreV1().Nodes()
+	existing, err := nodes.List(ctx, metav1.ListOptions{LabelSelector: tpu.LabelNodePool + "=" + s.pool})
+	if err != nil {
+		return err
+	}
+	have := map[string]*corev1.Node{}
+	for i := range existing.Items {
+		have[existing.Items[i].Name] = &existing.Items[i]
+	}
+	for _, d := range s.nodes() {
+		want := s.node(d)
+		cur, ok := have[d.name]
+		delete(have, d.name)
+		if ok {
+			cur.Labels, cur.Spec.Taints, cur.Spec.ProviderID = want.Labels, want.Spec.Taints, want.Spec.ProviderID
+			if cur, err = nodes.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+				return err
+			}
+		} else if cur, err = nodes.Create(ctx, want, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		// Status is dropped on create; it is its own subresource.
+		cur.Status = s.status(d)
+		if _, err := nodes.UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
+	for name := range have {
+		if err := nodes.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// deletePoolNodes removes every node of a pool.
+func (e *Emulator) deletePoolNodes(ctx context.Context, c *cluster, pool string) error {
+	kube, _ := c.clients()
+	if kube == nil {
+		return nil // no kube-apiserver, no nodes
+	}
+	return kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{},
+		metav1.ListOptions{LabelSelector: tpu.LabelNodePool + "=" + pool})
+}
+
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// loadRayCRDs reads the KubeRay CRDs from the emulator's CRD folder.
+func (e *Emulator) loadRayCRDs() ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, f := range kubeRayCRDFiles {
+		b, err := os.ReadFile(filepath.Join(e.bins.CRDDir, f))
+		if err != nil {
+			return nil, err
+		}
+		j, err := yaml.YAMLToJSON(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(j); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// installRayCRDs creates the KubeRay CRDs (what GKE's Ray Operator add-on installs).
+func (e *Emulator) installRayCRDs(ctx context.Context, c *cluster) error {
+	_, dyn := c.clients()
+	if dyn == nil {
+		return fmt.Errorf("the cluster's kube-apiserver is not running")
+	}
+	crds, err := e.loadRayCRDs()
+	if err != nil {
+		return err
+	}
+	for _, crd := range crds {
+		_, err := dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating CRD %s: %w", crd.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// removeRayCRDs deletes the KubeRay CRDs (and with them every Ray object).
+func (e *Emulator) removeRayCRDs(ctx context.Context, c *cluster) error {
+	_, dyn := c.clients()
+	if dyn == nil {
+		return nil
+	}
+	crds, err := e.loadRayCRDs()
+	if err != nil {
+		return err
+	}
+	for _, crd := range crds {
+		err := dyn.Resource(crdGVR).Delete(ctx, crd.GetName(), metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting CRD %s: %w", crd.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// FailHost implements Controller: the host's node turns NotReady (Ready=Unknown, as when a
+// kubelet stops posting status) and the pool RUNNING_WITH_ERROR.
+func (e *Emulator) FailHost(ctx context.Context, h HostFailure) error {
+	e.mu.Lock()
+	c := e.st.clusters[h.Cluster]
+	if c == nil {
+		e.mu.Unlock()
+		return fmt.Errorf("no cluster %s", h.Cluster)
+	}
+	p := c.pool(h.NodePool)
+	if p == nil {
+		e.mu.Unlock()
+		return fmt.Errorf("no node pool %s in %s", h.NodePool, h.Cluster)
+	}
+	if p.PB.Status != containerpb.NodePool_RUNNING && p.PB.Status != containerpb.NodePool_RUNNING_WITH_ERROR {
+		e.mu.Unlock()
+		return fmt.Errorf("node pool %s is %s, not RUNNING", h.NodePool, p.PB.Status)
+	}
+	if h.Worker < 0 || h.Worker >= p.totalNodes() {
+		e.mu.Unlock()
+		return fmt.Errorf("node pool %s has workers 0..%d, not %d", h.NodePool, p.totalNodes()-1, h.Worker)
+	}
+	if !containsInt(p.FailedHosts, h.Worker) {
+		p.FailedHosts = append(p.FailedHosts, h.Worker)
+		sort.Ints(p.FailedHosts)
+	}
+	p.PB.Status = containerpb.NodePool_RUNNING_WITH_ERROR
+	spec := nodesSpecLocked(c, p)
+	p.PB.StatusMessage = fmt.Sprintf("Node %s is not ready: the host failed.", nodeName(spec.prefix, h.Worker))
+	e.persistLocked()
+	e.mu.Unlock()
+	return e.syncPoolNodes(ctx, c, spec)
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

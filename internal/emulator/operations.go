@@ -1,0 +1,218 @@
+package emulator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/genproto/googleapis/rpc/code"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	rpcstatus "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/emptypb"
+)
+
+// opWork is what an operation does: run is the slow part, done off-lock while the operation is
+// RUNNING (at least as long as the operation type's latency); finish applies the outcome under
+// e.mu, with err nil on success.
+type opWork struct {
+	run    func(ctx context.Context) *apiError
+	finish func(err *apiError)
+}
+
+func nowRFC3339() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+// newOperationLocked registers an operation of type typ on cluster c (target is the resource
+// name it acts on), refusing it when the cluster already runs as many operations as allowed.
+func (e *Emulator) newOperationLocked(c *cluster, typ containerpb.Operation_Type, target string) (*operation, *apiError) {
+	if err := e.busyLocked(c); err != nil {
+		return nil, err
+	}
+	id := fmt.Sprintf("operation-%d-%s", time.Now().UnixMilli(), randomHex(4))
+	op := &operation{
+		Key:        "projects/" + c.Project + "/locations/" + c.Location + "/operations/" + id,
+		Project:    c.Project,
+		Location:   c.Location,
+		ClusterKey: c.Key,
+		PB: &containerpb.Operation{
+			Name:          id,
+			Zone:          c.Location,
+			Location:      c.Location,
+			OperationType: typ,
+			Status:        containerpb.Operation_PENDING,
+			StartTime:     nowRFC3339(),
+			Progress:      &containerpb.OperationProgress{},
+		},
+	}
+	op.PB.SelfLink = e.endpoint + "/v1/" + op.Key
+	op.PB.TargetLink = e.endpoint + "/v1/" + target
+	op.fail = e.ctl.takeOperationFault(typ.String(), target)
+	e.st.ops[op.Key] = op
+	e.st.opOrder = append(e.st.opOrder, op.Key)
+	if c.running == nil {
+		c.running = map[string]*operation{}
+	}
+	c.running[op.Key] = op
+	return op, nil
+}
+
+// busyLocked answers as GKE does when a cluster already runs as many operations as allowed.
+func (e *Emulator) busyLocked(c *cluster) *apiError {
+	max := e.opts.MaxOperationsPerCluster
+	if max < 0 {
+		return nil
+	}
+	if max == 0 {
+		max = 1
+	}
+	if len(c.running) < max {
+		return nil
+	}
+	var busy string
+	for _, o := range c.running {
+		if busy == "" || o.PB.Name < busy {
+			busy = o.PB.Name
+		}
+	}
+	return &apiError{
+		HTTPStatus: 400, Code: codes.FailedPrecondition,
+		Message: fmt.Sprintf("Cluster is running incompatible operation %s.", busy),
+		Reason:  "CLUSTER_ALREADY_HAS_OPERATION",
+	}
+}
+
+// startOperation runs op in the background: PENDING, RUNNING after a fifth of its latency,
+// DONE when both the latency has passed and w.run has returned.
+func (e *Emulator) startOperation(op *operation, w opWork) *containerpb.Operation {
+	latency := e.ctl.latency(op.PB.OperationType.String())
+	ctx, cancel := context.WithCancel(e.bgCtx)
+	op.cancel = cancel
+	snapshot := proto.Clone(op.PB).(*containerpb.Operation)
+	e.goBackground(func(context.Context) {
+		defer cancel()
+		start := time.Now()
+		if !sleepCtx(ctx, latency/5) && e.bgCtx.Err() != nil {
+			return
+		}
+		e.mu.Lock()
+		if op.PB.Status == containerpb.Operation_PENDING {
+			op.PB.Status = containerpb.Operation_RUNNING
+		}
+		fail := op.fail
+		e.mu.Unlock()
+
+		var err *apiError
+		if fail == nil && ctx.Err() == nil && w.run != nil {
+			err = w.run(ctx)
+		}
+		sleepCtx(ctx, latency-time.Since(start))
+		if e.bgCtx.Err() != nil {
+			return // the emulator is closing: a stateful restart completes the operation
+		}
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		switch {
+		case op.PB.Status == containerpb.Operation_ABORTING || ctx.Err() != nil:
+			err = newError(codes.Canceled, "Operation was cancelled.")
+		case fail != nil:
+			err = fail
+		}
+		e.finishOperationLocked(op, err)
+		w.finish(err)
+		e.persistLocked()
+	})
+	return snapshot
+}
+
+// finishOperationLocked marks op DONE, with err recorded as GKE does (Operation.error, a
+// google.rpc.Status, and the deprecated statusMessage).
+func (e *Emulator) finishOperationLocked(op *operation, err *apiError) {
+	op.PB.Status = containerpb.Operation_DONE
+	op.PB.EndTime = nowRFC3339()
+	if err != nil {
+		st := &rpcstatus.Status{Code: int32(err.Code), Message: err.Message}
+		if err.Reason != "" {
+			if a, aerr := anypb.New(&errdetails.ErrorInfo{Reason: err.Reason, Domain: "container.googleapis.com"}); aerr == nil {
+				st.Details = append(st.Details, a)
+			}
+		}
+		op.PB.Error = st
+		op.PB.StatusMessage = err.Message
+		if err.Reason != "" {
+			cond := &containerpb.StatusCondition{
+				Message:       err.Message,
+				CanonicalCode: rpcCode(err.Code),
+			}
+			if v, ok := containerpb.StatusCondition_Code_value[err.Reason]; ok {
+				cond.Code = containerpb.StatusCondition_Code(v)
+			}
+			if op.PB.OperationType == containerpb.Operation_CREATE_NODE_POOL || op.PB.OperationType == containerpb.Operation_SET_NODE_POOL_SIZE {
+				op.PB.NodepoolConditions = append(op.PB.NodepoolConditions, cond)
+			} else {
+				op.PB.ClusterConditions = append(op.PB.ClusterConditions, cond)
+			}
+		}
+	}
+	if c := e.st.clusters[op.ClusterKey]; c != nil {
+		delete(c.running, op.Key)
+	}
+}
+
+func rpcCode(c codes.Code) code.Code { return code.Code(c) }
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+func (e *Emulator) listOperations(n resourceName) *containerpb.ListOperationsResponse {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := &containerpb.ListOperationsResponse{}
+	for _, k := range e.st.opOrder {
+		op := e.st.ops[k]
+		if op.Project == n.Project && (n.Location == "-" || op.Location == n.Location) {
+			out.Operations = append(out.Operations, proto.Clone(op.PB).(*containerpb.Operation))
+		}
+	}
+	return out
+}
+
+func (e *Emulator) getOperation(n resourceName) (*containerpb.Operation, *apiError) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	op := e.st.ops[n.opKey()]
+	if op == nil {
+		return nil, errNotFound("Not found: %s.", n.opKey())
+	}
+	return proto.Clone(op.PB).(*containerpb.Operation), nil
+}
+
+func (e *Emulator) cancelOperation(n resourceName) (*emptypb.Empty, *apiError) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	op := e.st.ops[n.opKey()]
+	if op == nil {
+		return nil, errNotFound("Not found: %s.", n.opKey())
+	}
+	if op.done() {
+		return nil, newError(codes.FailedPrecondition, "Operation %s is already done.", op.PB.Name)
+	}
+	op.PB.Status = containerpb.Operation_ABORTING
+	if op.cancel != nil {
+		op.cancel()
+	}
+	return &emptypb.Empty{}, nil
+}

@@ -1,0 +1,156 @@
+package emulator
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// clusterPKI is the key material of one cluster's kube-apiserver: a CA (whose PEM GKE reports as
+// masterAuth.clusterCaCertificate), a serving certificate for 127.0.0.1/localhost signed by it,
+// and the service-account signing key pair.
+type clusterPKI struct {
+	CACertPEM     []byte
+	ServingPEM    []byte
+	ServingKeyPEM []byte
+	SAKeyPEM      []byte
+	SAPubPEM      []byte
+}
+
+const (
+	pkiCAFile         = "ca.crt"
+	pkiServingFile    = "apiserver.crt"
+	pkiServingKeyFile = "apiserver.key"
+	pkiSAKeyFile      = "sa.key"
+	pkiSAPubFile      = "sa.pub"
+)
+
+// newClusterPKI generates fresh key material (ECDSA P-256: fast to generate, accepted by
+// kube-apiserver for serving and for service-account tokens).
+func newClusterPKI(clusterName string) (*clusterPKI, error) {
+	now := time.Now()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber:          randomSerial(),
+		Subject:               pkix.Name{CommonName: clusterName + "-ca"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.AddDate(10, 0, 0),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, err
+	}
+	caCert, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, err
+	}
+	srvKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	srvTmpl := &x509.Certificate{
+		SerialNumber: randomSerial(),
+		Subject:      pkix.Name{CommonName: "kube-apiserver"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.AddDate(10, 0, 0),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback},
+	}
+	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, caCert, &srvKey.PublicKey, caKey)
+	if err != nil {
+		return nil, err
+	}
+	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	p := &clusterPKI{
+		CACertPEM:  pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		ServingPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srvDER}),
+	}
+	if p.ServingKeyPEM, err = ecKeyPEM(srvKey); err != nil {
+		return nil, err
+	}
+	if p.SAKeyPEM, err = ecKeyPEM(saKey); err != nil {
+		return nil, err
+	}
+	saPub, err := x509.MarshalPKIXPublicKey(&saKey.PublicKey)
+	if err != nil {
+		return nil, err
+	}
+	p.SAPubPEM = pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPub})
+	return p, nil
+}
+
+func ecKeyPEM(k *ecdsa.PrivateKey) ([]byte, error) {
+	der, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), nil
+}
+
+func randomSerial() *big.Int {
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	if err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	return n
+}
+
+func (p *clusterPKI) files() map[string][]byte {
+	return map[string][]byte{
+		pkiCAFile:         p.CACertPEM,
+		pkiServingFile:    p.ServingPEM,
+		pkiServingKeyFile: p.ServingKeyPEM,
+		pkiSAKeyFile:      p.SAKeyPEM,
+		pkiSAPubFile:      p.SAPubPEM,
+	}
+}
+
+// write stores the key material in dir (0600 files).
+func (p *clusterPKI) write(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for name, data := range p.files() {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadClusterPKI reads key material written by write; a cluster keeps its CA across restarts of
+// a stateful emulator.
+func loadClusterPKI(dir string) (*clusterPKI, error) {
+	p := &clusterPKI{}
+	for name, dst := range map[string]*[]byte{
+		pkiCAFile: &p.CACertPEM, pkiServingFile: &p.ServingPEM, pkiServingKeyFile: &p.ServingKeyPEM,
+		pkiSAKeyFile: &p.SAKeyPEM, pkiSAPubFile: &p.SAPubPEM,
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("reading cluster key material: %w", err)
+		}
+		*dst = b
+	}
+	return p, nil
+}

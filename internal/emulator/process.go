@@ -1,0 +1,119 @@
+package emulator
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// process is a child process (etcd or a kube-apiserver) in its own process group, killed with
+// the emulator: SIGKILL through Pdeathsig if the emulator dies, SIGTERM then SIGKILL to the whole
+// group on stop. Nothing outlives the emulator.
+type process struct {
+	name    string
+	cmd     *exec.Cmd
+	logPath string
+	done    chan struct{}
+	err     error // valid once done is closed
+	stopMu  sync.Mutex
+}
+
+func startProcess(name, bin string, args []string, logPath string) (*process, error) {
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		logFile.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// exited reports whether the process has ended.
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop ends the process group: SIGTERM, then SIGKILL after grace. It waits for the process.
+func (p *process) stop(grace time.Duration) {
+	p.stopMu.Lock()
+	defer p.stopMu.Unlock()
+	if p.exited() {
+		return
+	}
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.done
+	}
+	// Anything the process itself started in its group goes too.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// logTail returns the last lines of the process log, for error messages.
+func (p *process) logTail(lines int) string {
+	b, err := os.ReadFile(p.logPath)
+	if err != nil {
+		return ""
+	}
+	b = bytes.TrimRight(b, "\n")
+	parts := bytes.Split(b, []byte("\n"))
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	return string(bytes.Join(parts, []byte("\n")))
+}
+
+func (p *process) exitError() error {
+	return fmt.Errorf("%s exited (%v); last log lines (%s):\n%s", p.name, p.err, p.logPath, p.logTail(15))
+}
+
+// freePort asks the kernel for a free TCP port on 127.0.0.1. Another process may take it before
+// the caller binds it; callers retry on a failed start.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// portFree reports whether port can be bound on 127.0.0.1 now.
+func portFree(port int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
+}
+
+var errNotReady = errors.New("not ready")

@@ -1,0 +1,170 @@
+package emulator
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+)
+
+// state is everything the emulated GKE knows. It is guarded by Emulator.mu.
+type state struct {
+	clusters map[string]*cluster   // by projects/{p}/locations/{l}/clusters/{c}
+	ops      map[string]*operation // by projects/{p}/locations/{l}/operations/{id}
+	opOrder  []string
+}
+
+func newState() *state {
+	return &state{clusters: map[string]*cluster{}, ops: map[string]*operation{}}
+}
+
+func (s *state) allClusters() []*cluster {
+	out := make([]*cluster, 0, len(s.clusters))
+	for _, c := range s.clusters {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// cluster is one GKE cluster and its kube-apiserver.
+type cluster struct {
+	Key      string
+	Project  string
+	Location string
+	// UID names the cluster's folder and etcd prefix, so that a cluster re-created under the same
+	// name starts from an empty store.
+	UID string
+	// PB is the cluster as GKE reports it, without NodePools (those live in Pools).
+	PB    *containerpb.Cluster
+	Pools []*nodePool
+	// APIPort is the kube-apiserver port, kept across restarts when it is free.
+	APIPort int
+	// RayCRDs records whether the KubeRay CRDs have been created in the cluster.
+	RayCRDs bool
+
+	dir     string
+	running map[string]*operation
+
+	apiMu sync.Mutex // guards api, kube, dyn
+	api   *apiServer
+	pki   *clusterPKI
+	kube  kubernetes.Interface
+	dyn   dynamic.Interface
+
+	// rayGen increases with every add-on change, so a delayed CRD install that was overtaken by a
+	// later change does nothing.
+	rayGen int
+}
+
+func (c *cluster) pool(name string) *nodePool {
+	for _, p := range c.Pools {
+		if p.PB.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+func (c *cluster) removePool(name string) {
+	for i, p := range c.Pools {
+		if p.PB.Name == name {
+			c.Pools = append(c.Pools[:i], c.Pools[i+1:]...)
+			return
+		}
+	}
+}
+
+// view is the cluster as the API returns it: a copy with its node pools.
+func (c *cluster) view() *containerpb.Cluster {
+	out := cloneCluster(c.PB)
+	for _, p := range c.Pools {
+		out.NodePools = append(out.NodePools, cloneNodePool(p.PB))
+	}
+	return out
+}
+
+func (c *cluster) rayEnabled() bool {
+	return c.PB.GetAddonsConfig().GetRayOperatorConfig().GetEnabled()
+}
+
+func (c *cluster) stopAPIServer() {
+	c.apiMu.Lock()
+	api := c.api
+	c.api, c.kube, c.dyn = nil, nil, nil
+	c.apiMu.Unlock()
+	api.stop()
+}
+
+func (c *cluster) clients() (kubernetes.Interface, dynamic.Interface) {
+	c.apiMu.Lock()
+	defer c.apiMu.Unlock()
+	return c.kube, c.dyn
+}
+
+// nodePool is one node pool of a cluster.
+type nodePool struct {
+	PB *containerpb.NodePool
+	// UID seeds the hash in the pool's node names.
+	UID   string
+	Zones []string
+	// NodeCount is the number of nodes per zone.
+	NodeCount int
+	// Generation is the TPU generation ("" for a CPU pool), ChipsPerNode its google.com/tpu.
+	Generation   string
+	Accelerator  string
+	Topology     string
+	ChipsPerNode int
+	MultiHost    bool
+	// Reserved is true while the pool holds zone capacity (ChipsPerNode × nodes).
+	Reserved bool
+	// FailedHosts are worker indexes whose node is NotReady.
+	FailedHosts []int
+}
+
+func (p *nodePool) totalNodes() int { return p.NodeCount * len(p.Zones) }
+
+func (p *nodePool) chips() int { return p.ChipsPerNode * p.totalNodes() }
+
+// operation is one GKE operation.
+type operation struct {
+	Key        string
+	Project    string
+	Location   string
+	ClusterKey string
+	PB         *containerpb.Operation
+
+	cancel context.CancelFunc
+	// fail is set when a fault makes this operation end with an error.
+	fail *apiError
+}
+
+func (o *operation) done() bool { return o.PB.Status == containerpb.Operation_DONE }
+
+// resourceName splits projects/{p}/locations/{l}/... into its parts.
+type resourceName struct {
+	Project, Location, Cluster, NodePool, Operation string
+}
+
+func (n resourceName) parent() string { return "projects/" + n.Project + "/locations/" + n.Location }
+
+func (n resourceName) clusterKey() string { return n.parent() + "/clusters/" + n.Cluster }
+
+func (n resourceName) poolKey() string { return n.clusterKey() + "/nodePools/" + n.NodePool }
+
+func (n resourceName) opKey() string { return n.parent() + "/operations/" + n.Operation }
+
+// zoneRegion is the region of a zone (us-central2-b → us-central2); a region is its own region.
+func zoneRegion(loc string) string {
+	parts := strings.Split(loc, "-")
+	if len(parts) == 3 {
+		return parts[0] + "-" + parts[1]
+	}
+	return loc
+}
+
+func isZone(loc string) bool { return strings.Count(loc, "-") == 2 }

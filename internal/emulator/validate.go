@@ -1,0 +1,228 @@
+package emulator
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/grpc/codes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+)
+
+// GKE's name rule for clusters and node pools, and its message for a name that breaks it.
+var nameRE = regexp.MustCompile(`^[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?$`)
+
+func validateName(field, name string) *apiError {
+	if nameRE.MatchString(name) {
+		return nil
+	}
+	return errInvalid("Invalid value for field %q: %q. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)' "+
+		"(only alphanumerics and '-' allowed, must start with a letter and end with an alphanumeric, and must be no "+
+		"longer than 40 characters).", field, name)
+}
+
+var locationRE = regexp.MustCompile(`^[a-z]+-[a-z]+[0-9]+(-[a-z])?$`)
+
+func validateLocation(loc string) *apiError {
+	if !locationRE.MatchString(loc) {
+		return errInvalid("Location %q does not exist.", loc)
+	}
+	return nil
+}
+
+// cpuMachineRE accepts the Compute Engine machine families GKE offers for CPU node pools
+// (e2-medium, e2-standard-4, n2-standard-8, c3-highmem-22, custom-4-16384, ...).
+var cpuMachineRE = regexp.MustCompile(`^((e2|n1|n2|n2d|n4|n4d|c2|c2d|c3|c3d|c4|c4a|c4d|t2a|t2d|m1|m2|m3|m4|h3|h4d|z3|a2|a3|a4|g2)-[a-z]+(-[0-9]+)?(-lssd)?|e2-(micro|small|medium)|custom-[0-9]+-[0-9]+)$`)
+
+// poolPlan is a validated node pool request.
+type poolPlan struct {
+	pool *nodePool
+	// slice is nil for a CPU pool.
+	slice *tpu.Slice
+}
+
+// clusterFacts is what node pool validation needs to know about its cluster.
+type clusterFacts struct {
+	location      string
+	locations     []string // the cluster's node zones
+	masterVersion string
+}
+
+// planNodePool validates a node pool as GKE does (TPU rules through internal/tpu) and returns it
+// normalized as GKE reports it, in PROVISIONING.
+func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiError) {
+	if in == nil {
+		return nil, errInvalid("Node pool is required.")
+	}
+	np := cloneNodePool(in)
+	if err := validateName("node_pool.name", np.Name); err != nil {
+		return nil, err
+	}
+	if np.Config == nil {
+		np.Config = &containerpb.NodeConfig{}
+	}
+	cfg := np.Config
+	if cfg.MachineType == "" {
+		cfg.MachineType = "e2-medium"
+	}
+	if cfg.DiskSizeGb == 0 {
+		cfg.DiskSizeGb = 100
+	}
+	if cfg.DiskType == "" {
+		cfg.DiskType = "pd-balanced"
+	}
+	if cfg.ImageType == "" {
+		cfg.ImageType = "COS_CONTAINERD"
+	}
+	if len(cfg.OauthScopes) == 0 {
+		cfg.OauthScopes = []string{"https://www.googleapis.com/auth/cloud-platform"}
+	}
+	if cfg.ServiceAccount == "" {
+		cfg.ServiceAccount = "default"
+	}
+
+	zones := np.Locations
+	if len(zones) == 0 {
+		zones = cf.locations
+	}
+	for _, z := range zones {
+		if !isZone(z) || zoneRegion(z) != zoneRegion(cf.location) {
+			return nil, errInvalid("Node pool %q: location %q is not a zone of the cluster's region %q.", np.Name, z, zoneRegion(cf.location))
+		}
+	}
+	np.Locations = append([]string(nil), zones...)
+
+	version, ok := resolveVersion(np.Version, cf.masterVersion)
+	if !ok {
+		return nil, errInvalid("Node version %q is unsupported.", np.Version)
+	}
+	if versionLess(cf.masterVersion, version) {
+		return nil, errInvalid("Node version %q must not be newer than the cluster's master version %q.", version, cf.masterVersion)
+	}
+	np.Version = version
+
+	if np.InitialNodeCount < 0 {
+		return nil, errInvalid("Node pool %q: initial_node_count must not be negative.", np.Name)
+	}
+	pool := &nodePool{PB: np, UID: randomHex(8), Zones: zones, NodeCount: int(np.InitialNodeCount)}
+	plan := &poolPlan{pool: pool}
+
+	if _, _, isTPU := tpu.LookupMachineType(cfg.MachineType); !isTPU {
+		if !cpuMachineRE.MatchString(cfg.MachineType) {
+			return nil, errInvalid("Machine type %q does not exist in zone %q.", cfg.MachineType, zones[0])
+		}
+		if np.PlacementPolicy.GetTpuTopology() != "" {
+			return nil, errInvalid("TPU topology can only be specified for TPU machine types; %q is not one.", cfg.MachineType)
+		}
+		normalizeNodePool(np)
+		return plan, nil
+	}
+
+	if err := planTPU(plan, np); err != nil {
+		return nil, err
+	}
+	normalizeNodePool(np)
+	return plan, nil
+}
+
+// planTPU applies GKE's TPU node pool rules; the slice rules themselves are internal/tpu's.
+func planTPU(plan *poolPlan, np *containerpb.NodePool) *apiError {
+	cfg := np.Config
+	pp := np.PlacementPolicy
+	slice, err := tpu.SliceForNodePool(cfg.MachineType, pp.GetTpuTopology())
+	if err != nil {
+		return errInvalid("%s", err.Error())
+	}
+	g := slice.Generation
+	if versionLess(np.Version, g.MinGKEVersion.String()) {
+		return errInvalid("Node pool %q: TPU %s (machine type %s) requires GKE version %s or later; the node version is %s.",
+			np.Name, g.Name, cfg.MachineType, g.MinGKEVersion, np.Version)
+	}
+	pool := plan.pool
+	queued := np.QueuedProvisioning.GetEnabled()
+	if slice.MultiHost {
+		if len(pool.Zones) != 1 {
+			return errInvalid("Node pool %q: a multi-host TPU slice node pool must be in exactly one zone, got %d (%s).",
+				np.Name, len(pool.Zones), strings.Join(pool.Zones, ", "))
+		}
+		switch {
+		case queued && np.InitialNodeCount != 0:
+			return errInvalid("Node pool %q: a node pool with queued provisioning must have initial_node_count 0, got %d.", np.Name, np.InitialNodeCount)
+		case !queued && int(np.InitialNodeCount) != slice.Hosts:
+			return errInvalid("Node pool %q: the node count of a multi-host TPU slice node pool must equal the number of hosts of "+
+				"its topology: TPU topology %s on machine type %s needs %d nodes, got %d.",
+				np.Name, slice.Topology, cfg.MachineType, slice.Hosts, np.InitialNodeCount)
+		}
+		switch g.MultiHostPlacement {
+		case tpu.PlacementWorkloadPolicy:
+			if pp.GetType() == containerpb.NodePool_PlacementPolicy_COMPACT {
+				return errInvalid("Node pool %q: COMPACT placement policy is not supported for multi-host %s TPU slices. "+
+					"Use workload policy instead.", np.Name, g.Name)
+			}
+			if pp.GetPolicyName() == "" {
+				return errInvalid("Node pool %q: a multi-host %s TPU slice needs a workload policy: set placementPolicy.policyName "+
+					"to a HIGH_THROUGHPUT workload policy with accelerator topology %s.", np.Name, g.Name, slice.Topology)
+			}
+			// GKE reports the policy and the topology with an empty type.
+			np.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{PolicyName: pp.GetPolicyName(), TpuTopology: slice.Topology.String()}
+		}
+	} else if queued && np.InitialNodeCount != 0 {
+		return errInvalid("Node pool %q: a node pool with queued provisioning must have initial_node_count 0, got %d.", np.Name, np.InitialNodeCount)
+	}
+	plan.slice = slice
+	pool.Generation = g.Name
+	pool.Accelerator = g.GKEAccelerator
+	pool.Topology = slice.Topology.String()
+	pool.ChipsPerNode = slice.ChipsPerHost()
+	pool.MultiHost = slice.MultiHost
+	return nil
+}
+
+// normalizeNodePool fills what GKE adds to every node pool.
+func normalizeNodePool(np *containerpb.NodePool) {
+	if np.Management == nil {
+		np.Management = &containerpb.NodeManagement{AutoUpgrade: true, AutoRepair: true}
+	}
+	if np.UpgradeSettings == nil {
+		np.UpgradeSettings = &containerpb.NodePool_UpgradeSettings{MaxSurge: 1, Strategy: containerpb.NodePoolUpdateStrategy_SURGE.Enum()}
+	}
+	if np.MaxPodsConstraint == nil {
+		np.MaxPodsConstraint = &containerpb.MaxPodsConstraint{MaxPodsPerNode: 110}
+	}
+	if np.PodIpv4CidrSize == 0 {
+		np.PodIpv4CidrSize = 24
+	}
+	np.Status = containerpb.NodePool_PROVISIONING
+	np.Etag = randomHex(8)
+}
+
+// checkRayVersion refuses the Ray Operator add-on below its minimum cluster version.
+func checkRayVersion(addons *containerpb.AddonsConfig, version string) *apiError {
+	if !addons.GetRayOperatorConfig().GetEnabled() {
+		return nil
+	}
+	if versionLess(version, tpu.RayOperatorMinVersion.String()) {
+		return errInvalid("The Ray Operator add-on requires GKE version %s or later; the cluster version is %s.",
+			tpu.RayOperatorMinVersion, version)
+	}
+	return nil
+}
+
+// errAlreadyExists and errClusterNotFound use GKE's wording.
+func errAlreadyExists(name string) *apiError {
+	return newError(codes.AlreadyExists, "Already exists: %s.", name)
+}
+
+func errClusterNotFound(n resourceName) *apiError {
+	return errNotFound("Not found: %s.", n.clusterKey())
+}
+
+func errPoolNotFound(n resourceName) *apiError {
+	return errNotFound("Not found: %s.", n.poolKey())
+}
+
+func quotaName(gen string) string {
+	return fmt.Sprintf("TPU_%s_CHIPS", strings.ToUpper(gen))
+}
