@@ -96,7 +96,9 @@ func (c *Client) InjectFault(ctx context.Context, f Fault) (string, error) {
 }
 
 // ClearFaults implements Controller.
-func (c *Client) ClearFaults(ctx context.Context) error { return c.call(ctx, "DELETE", "faults", nil, nil) }
+func (c *Client) ClearFaults(ctx context.Context) error {
+	return c.call(ctx, "DELETE", "faults", nil, nil)
+}
 
 // FailNextOperation implements Controller.
 func (c *Client) FailNextOperation(ctx context.Context, f OperationFault) error {

@@ -435,4 +435,3 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 		e.mu.Unlock()
 	})
 }
-

@@ -23,7 +23,9 @@ type apiError struct {
 	Reason string
 }
 
-func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.HTTPStatus, statusName(e.Code), e.Message) }
+func (e *apiError) Error() string {
+	return fmt.Sprintf("%d %s: %s", e.HTTPStatus, statusName(e.Code), e.Message)
+}
 
 // httpStatusFor is the HTTP code Google's front ends use for a canonical code
 // (google.rpc.Code's documented HTTP mapping).

@@ -229,8 +229,10 @@ func startAPIServer(ctx context.Context, cfg apiServerConfig) (*apiServer, error
 			"--service-account-key-file=" + filepath.Join(pkiDir, pkiSAPubFile),
 			"--service-account-signing-key-file=" + filepath.Join(pkiDir, pkiSAKeyFile),
 			"--service-cluster-ip-range=10.0.0.0/24",
-			// No kube-controller-manager creates the default ServiceAccount (envtest does the same).
-			"--disable-admission-plugins=ServiceAccount",
+			// No kube-controller-manager runs: none would create the default ServiceAccount (envtest
+			// disables this plugin too) or lift the not-ready taint that TaintNodesByCondition puts
+			// on every new node; the emulator sets node conditions and taints itself.
+			"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 			// 127.0.0.1 cannot be the kubernetes Service endpoint; nothing needs it here.
 			"--endpoint-reconciler-type=none",
 			"--enable-priority-and-fairness=false",

@@ -225,11 +225,18 @@ func (s poolNodesSpec) node(d desiredNode) *corev1.Node {
 	}
 	labels[tpu.LabelZone] = d.zone
 	labels["kubernetes.io/hostname"] = d.name
+	taints := append([]corev1.Taint(nil), s.taints...)
+	if s.failed[d.worker] {
+		// What the node lifecycle controller adds to a node whose kubelet stopped reporting.
+		taints = append(taints,
+			corev1.Taint{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule},
+			corev1.Taint{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoExecute})
+	}
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: d.name, Labels: labels},
 		Spec: corev1.NodeSpec{
 			ProviderID: fmt.Sprintf("gce://%s/%s/%s", s.project, d.zone, d.name),
-			Taints:     append([]corev1.Taint(nil), s.taints...),
+			Taints:     taints,
 		},
 	}
 }

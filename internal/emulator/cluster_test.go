@@ -1,0 +1,124 @@
+package emulator
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+)
+
+func TestSharedClusterWithRayAddon(t *testing.T) {
+	name := sharedCluster(t)
+	c := restClient(t, testEmu.Token())
+	ctx := testCtx(t)
+	cl, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl.Status != containerpb.Cluster_RUNNING || !strings.HasPrefix(cl.Endpoint, "127.0.0.1:") {
+		t.Fatalf("cluster status %s endpoint %q", cl.Status, cl.Endpoint)
+	}
+	if cl.CurrentMasterVersion != defaultVersion || cl.Location != testZone || len(cl.NodePools) != 1 {
+		t.Fatalf("cluster: version %s location %s pools %d", cl.CurrentMasterVersion, cl.Location, len(cl.NodePools))
+	}
+	if !cl.GetAddonsConfig().GetRayOperatorConfig().GetEnabled() {
+		t.Fatal("Ray Operator add-on not reported enabled")
+	}
+
+	kube, dyn := kubeFor(t, cl)
+	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes.Items) != 1 {
+		t.Fatalf("want the system pool's node, got %d nodes", len(nodes.Items))
+	}
+	n := nodes.Items[0]
+	if n.Labels[tpu.LabelNodePool] != "system" || n.Labels[tpu.LabelInstanceType] != "e2-standard-4" ||
+		n.Labels[tpu.LabelZone] != testZone || len(n.Spec.Taints) != 0 {
+		t.Fatalf("system node labels %v taints %v", n.Labels, n.Spec.Taints)
+	}
+	if _, ok := n.Status.Allocatable[tpu.ResourceName]; ok {
+		t.Fatal("a CPU node must not have google.com/tpu")
+	}
+
+	// The CRDs come after the add-on is reported enabled; wait until RayCluster is served.
+	waitRayClusterServed(t, dyn)
+	rc := dyn.Resource(rayClusterGVR).Namespace("default")
+	if _, err := rc.Create(ctx, rayClusterObject(t, "rc-ok", "1"), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("valid RayCluster refused: %v", err)
+	}
+	_, err = rc.Create(ctx, rayClusterObject(t, "rc-bad", `"three"`), metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "replicas") {
+		t.Fatalf("invalid RayCluster: want 422 about replicas, got %v", err)
+	}
+	if err := rc.Delete(ctx, "rc-ok", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var rayClusterGVR = schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayclusters"}
+
+// waitRayClusterServed polls until the RayCluster resource is served (CRD created and Established).
+func waitRayClusterServed(t *testing.T, dyn dynamic.Interface) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := dyn.Resource(rayClusterGVR).Namespace("default").List(testCtx(t), metav1.ListOptions{})
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("RayCluster not served after 30 s: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func rayClusterObject(t *testing.T, name, replicas string) *unstructured.Unstructured {
+	t.Helper()
+	doc := `apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: ` + name + `, namespace: default}
+spec:
+  rayVersion: "2.55.0"
+  headGroupSpec:
+    rayStartParams: {}
+    template:
+      spec:
+        containers: [{name: ray-head, image: "rayproject/ray:2.55.0-py310-tpu"}]
+  workerGroupSpecs:
+  - groupName: tpu
+    replicas: ` + replicas + `
+    minReplicas: 0
+    maxReplicas: 2
+    numOfHosts: 4
+    rayStartParams: {}
+    template:
+      spec:
+        containers:
+        - name: ray-worker
+          image: "rayproject/ray:2.55.0-py310-tpu"
+          resources: {limits: {google.com/tpu: "4"}, requests: {google.com/tpu: "4"}}
+        nodeSelector: {cloud.google.com/gke-tpu-accelerator: tpu-v6e-slice, cloud.google.com/gke-tpu-topology: 4x4}
+`
+	j, err := yaml.YAMLToJSON([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(j); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+

@@ -1,0 +1,183 @@
+package emulator
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	container "cloud.google.com/go/container/apiv1"
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"golang.org/x/oauth2"
+	gcontainer "google.golang.org/api/container/v1"
+	"google.golang.org/api/option"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+)
+
+// One emulator is shared by the package's tests (TestMain), with short latencies; tests that
+// change its control settings reset what they changed.
+var testEmu *Emulator
+
+const (
+	testProject  = "raytpu-test"
+	testZone     = "us-central2-b"
+	testLocation = "projects/" + testProject + "/locations/" + testZone
+)
+
+func testOptions() Options {
+	return Options{
+		DefaultLatency: 100 * time.Millisecond,
+		RayCRDDelay:    300 * time.Millisecond,
+	}
+}
+
+func TestMain(m *testing.M) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	e, err := Start(ctx, testOptions())
+	cancel()
+	if err != nil {
+		// Never a skip: without kube-apiserver and etcd the emulator cannot be tested.
+		fmt.Fprintf(os.Stderr, "FAIL: starting the emulator: %v\n(run `make tools` to build kube-apiserver and etcd)\n", err)
+		os.Exit(1)
+	}
+	testEmu = e
+	code := m.Run()
+	if err := e.Close(); err != nil {
+		fmt.Fprintf(os.Stderr, "closing the emulator: %v\n", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// restClient is Google's gapic REST client, pointed at the emulator.
+func restClient(t *testing.T, token string) *container.ClusterManagerClient {
+	t.Helper()
+	c, err := container.NewClusterManagerRESTClient(context.Background(),
+		option.WithEndpoint(testEmu.Endpoint()),
+		option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// discoveryClient is google.golang.org/api/container/v1, pointed at the emulator.
+func discoveryClient(t *testing.T) *gcontainer.Service {
+	t.Helper()
+	s, err := gcontainer.NewService(context.Background(),
+		option.WithEndpoint(testEmu.Endpoint()+"/"),
+		option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmu.Token()})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// waitOp polls an operation until DONE and returns it with the statuses seen on the way.
+func waitOp(t *testing.T, c *container.ClusterManagerClient, op *containerpb.Operation) (*containerpb.Operation, []containerpb.Operation_Status) {
+	t.Helper()
+	ctx := testCtx(t)
+	seen := []containerpb.Operation_Status{op.Status}
+	// The operation's selfLink is http://127.0.0.1:PORT/v1/projects/p/locations/l/operations/id.
+	name := strings.TrimPrefix(op.SelfLink, testEmu.Endpoint()+"/v1/")
+	for op.Status != containerpb.Operation_DONE {
+		time.Sleep(25 * time.Millisecond)
+		var err error
+		op, err = c.GetOperation(ctx, &containerpb.GetOperationRequest{Name: name})
+		if err != nil {
+			t.Fatalf("GetOperation %s: %v", name, err)
+		}
+		if seen[len(seen)-1] != op.Status {
+			seen = append(seen, op.Status)
+		}
+	}
+	return op, seen
+}
+
+// mustSucceed waits for op and fails the test when it ended with an error.
+func mustSucceed(t *testing.T, c *container.ClusterManagerClient, op *containerpb.Operation, err error) *containerpb.Operation {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, _ := waitOp(t, c, op)
+	if done.Error != nil {
+		t.Fatalf("operation %s (%s) failed: %v", done.Name, done.OperationType, done.Error)
+	}
+	return done
+}
+
+// kubeFor returns client-go clients for a cluster, built only from what GKE reports (endpoint,
+// CA certificate) and the token, as a user would.
+func kubeFor(t *testing.T, cl *containerpb.Cluster) (kubernetes.Interface, dynamic.Interface) {
+	t.Helper()
+	ca, err := base64.StdEncoding.DecodeString(cl.GetMasterAuth().GetClusterCaCertificate())
+	if err != nil || len(ca) == 0 {
+		t.Fatalf("cluster CA certificate: %v", err)
+	}
+	var port int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(cl.Endpoint, "127.0.0.1:"), "%d", &port); err != nil {
+		t.Fatalf("cluster endpoint %q: %v", cl.Endpoint, err)
+	}
+	kube, dyn, err := kubeClients(port, ca, testEmu.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kube, dyn
+}
+
+// sharedCluster is a RUNNING cluster with the Ray Operator add-on and a CPU system pool, created
+// once and used by the tests that need a cluster to put node pools on.
+var (
+	sharedOnce sync.Once
+	sharedName string
+	sharedErr  error
+)
+
+const sharedClusterID = "shared"
+
+func sharedCluster(t *testing.T) string {
+	t.Helper()
+	sharedOnce.Do(func() {
+		c := restClient(t, testEmu.Token())
+		ctx := testCtx(t)
+		op, err := c.CreateCluster(ctx, &containerpb.CreateClusterRequest{
+			Parent: testLocation,
+			Cluster: &containerpb.Cluster{
+				Name:         sharedClusterID,
+				AddonsConfig: &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: true}},
+				NodePools: []*containerpb.NodePool{{
+					Name: "system", InitialNodeCount: 1,
+					Config: &containerpb.NodeConfig{MachineType: "e2-standard-4"},
+				}},
+			},
+		})
+		if err != nil {
+			sharedErr = err
+			return
+		}
+		done, _ := waitOp(t, c, op)
+		if done.Error != nil {
+			sharedErr = errors.New(done.Error.Message)
+			return
+		}
+		sharedName = testLocation + "/clusters/" + sharedClusterID
+	})
+	if sharedErr != nil {
+		t.Fatalf("creating the shared cluster: %v", sharedErr)
+	}
+	return sharedName
+}
