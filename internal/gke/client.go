@@ -1,0 +1,210 @@
+// Package gke is the only code that talks to the GKE API (container.googleapis.com): client
+// construction and auth, retries, per-cluster locking, operation waiting and the translation of
+// failures into causes a user can act on.
+package gke
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"time"
+
+	container "cloud.google.com/go/container/apiv1"
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/googleapis/gax-go/v2"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"golang.org/x/oauth2"
+	"google.golang.org/api/option"
+)
+
+// Config configures a Client.
+type Config struct {
+	// Endpoint overrides container.googleapis.com, for a private endpoint or a local emulator.
+	// It must be https, or http on a loopback address.
+	Endpoint string
+	// TokenSource provides the Google access tokens.
+	TokenSource oauth2.TokenSource
+	// UserAgent identifies the provider and its version.
+	UserAgent string
+	// Poll is how operations are polled; the zero value is DefaultPollSchedule.
+	Poll PollSchedule
+	// Retry is the backoff between retries of a failed call; the zero value is DefaultBackoff.
+	Retry Backoff
+}
+
+// Client calls the GKE API with raytpu's retry, locking and waiting policy.
+type Client struct {
+	api    *container.ClusterManagerClient
+	tokens oauth2.TokenSource
+	poll   PollSchedule
+	retry  Backoff
+	locks  clusterLocks
+}
+
+// noRetry disables the client library's own retries: Client.call is the one retry policy.
+var noRetry = gax.WithRetry(func() gax.Retryer { return nil })
+
+// New builds a Client. It makes no API call.
+func New(ctx context.Context, cfg Config) (*Client, error) {
+	opts := []option.ClientOption{option.WithTokenSource(cfg.TokenSource)}
+	if cfg.Endpoint != "" {
+		if err := CheckEndpoint(cfg.Endpoint); err != nil {
+			return nil, err
+		}
+		opts = append(opts, option.WithEndpoint(cfg.Endpoint))
+	}
+	if cfg.UserAgent != "" {
+		opts = append(opts, option.WithUserAgent(cfg.UserAgent))
+	}
+	api, err := container.NewClusterManagerRESTClient(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("creating the GKE API client: %w", err)
+	}
+	c := &Client{api: api, tokens: cfg.TokenSource, poll: cfg.Poll, retry: cfg.Retry}
+	if c.poll == (PollSchedule{}) {
+		c.poll = DefaultPollSchedule
+	}
+	if c.retry == (Backoff{}) {
+		c.retry = DefaultBackoff
+	}
+	return c, nil
+}
+
+// CheckEndpoint refuses endpoints that would send tokens in clear text over a network: plain
+// http is only accepted on a loopback address.
+func CheckEndpoint(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("endpoint %q is not a URL such as https://container.example.com or http://127.0.0.1:8080", endpoint)
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		host := u.Hostname()
+		if ip := net.ParseIP(host); (ip != nil && ip.IsLoopback()) || host == "localhost" {
+			return nil
+		}
+		return fmt.Errorf("endpoint %q uses plain http on a non-loopback host: tokens would travel unencrypted; use https", endpoint)
+	}
+	return fmt.Errorf("endpoint %q must use https (or http on a loopback address)", endpoint)
+}
+
+// TokenSource is the source of the Google access tokens, which also open each cluster's
+// Kubernetes API.
+func (c *Client) TokenSource() oauth2.TokenSource { return c.tokens }
+
+// Close releases the client's connections.
+func (c *Client) Close() error { return c.api.Close() }
+
+// LockCluster waits until no other mutation of this provider runs on the cluster. Hold it from
+// the mutating call until its operation is done.
+func (c *Client) LockCluster(ctx context.Context, id ClusterID) (unlock func(), err error) {
+	unlock, err = c.locks.lock(ctx, id.String())
+	if err != nil {
+		return nil, fmt.Errorf("waiting for another operation of this apply on %s: %w", id, err)
+	}
+	return unlock, nil
+}
+
+// call runs f, retrying retryable failures with backoff until ctx ends.
+func call[T any](ctx context.Context, c *Client, what string, f func(context.Context) (T, error)) (T, error) {
+	delay := c.retry.Initial
+	for attempt := 1; ; attempt++ {
+		result, err := f(ctx)
+		if err == nil || !retryable(err) {
+			return result, err
+		}
+		tflog.Debug(ctx, "retrying GKE API call", map[string]any{
+			"call": what, "attempt": attempt, "delay": delay.String(), "error": message(err),
+		})
+		select {
+		case <-ctx.Done():
+			var zero T
+			return zero, fmt.Errorf("%w (gave up retrying %s after %d attempts: %v)", err, what, attempt, ctx.Err())
+		case <-time.After(delay):
+		}
+		delay = c.retry.next(delay)
+	}
+}
+
+// GetCluster reads a cluster.
+func (c *Client) GetCluster(ctx context.Context, id ClusterID) (*containerpb.Cluster, error) {
+	return call(ctx, c, "GetCluster", func(ctx context.Context) (*containerpb.Cluster, error) {
+		return c.api.GetCluster(ctx, &containerpb.GetClusterRequest{Name: id.String()}, noRetry)
+	})
+}
+
+// CreateCluster starts creating a cluster.
+func (c *Client) CreateCluster(ctx context.Context, id ClusterID, cluster *containerpb.Cluster) (*containerpb.Operation, error) {
+	return call(ctx, c, "CreateCluster", func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.api.CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: id.Parent(), Cluster: cluster}, noRetry)
+	})
+}
+
+// UpdateCluster starts one update of a cluster.
+func (c *Client) UpdateCluster(ctx context.Context, id ClusterID, update *containerpb.ClusterUpdate) (*containerpb.Operation, error) {
+	return call(ctx, c, "UpdateCluster", func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.api.UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: id.String(), Update: update}, noRetry)
+	})
+}
+
+// SetAddons starts replacing a cluster's add-ons configuration.
+func (c *Client) SetAddons(ctx context.Context, id ClusterID, addons *containerpb.AddonsConfig) (*containerpb.Operation, error) {
+	return call(ctx, c, "SetAddonsConfig", func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.api.SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{Name: id.String(), AddonsConfig: addons}, noRetry)
+	})
+}
+
+// SetResourceLabels starts replacing a cluster's resource labels; fingerprint is the one read
+// with the cluster.
+func (c *Client) SetResourceLabels(ctx context.Context, id ClusterID, labels map[string]string, fingerprint string) (*containerpb.Operation, error) {
+	return call(ctx, c, "SetLabels", func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.api.SetLabels(ctx, &containerpb.SetLabelsRequest{Name: id.String(), ResourceLabels: labels, LabelFingerprint: fingerprint}, noRetry)
+	})
+}
+
+// DeleteCluster starts deleting a cluster.
+func (c *Client) DeleteCluster(ctx context.Context, id ClusterID) (*containerpb.Operation, error) {
+	return call(ctx, c, "DeleteCluster", func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.api.DeleteCluster(ctx, &containerpb.DeleteClusterRequest{Name: id.String()}, noRetry)
+	})
+}
+
+// GetNodePool reads a node pool.
+func (c *Client) GetNodePool(ctx context.Context, id NodePoolID) (*containerpb.NodePool, error) {
+	return call(ctx, c, "GetNodePool", func(ctx context.Context) (*containerpb.NodePool, error) {
+		return c.api.GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: id.String()}, noRetry)
+	})
+}
+
+// CreateNodePool starts creating a node pool.
+func (c *Client) CreateNodePool(ctx context.Context, id NodePoolID, pool *containerpb.NodePool) (*containerpb.Operation, error) {
+	return call(ctx, c, "CreateNodePool", func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.api.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: id.Cluster.String(), NodePool: pool}, noRetry)
+	})
+}
+
+// UpdateNodePool starts one update of a node pool.
+func (c *Client) UpdateNodePool(ctx context.Context, req *containerpb.UpdateNodePoolRequest) (*containerpb.Operation, error) {
+	return call(ctx, c, "UpdateNodePool", func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.api.UpdateNodePool(ctx, req, noRetry)
+	})
+}
+
+// DeleteNodePool starts deleting a node pool.
+func (c *Client) DeleteNodePool(ctx context.Context, id NodePoolID) (*containerpb.Operation, error) {
+	return call(ctx, c, "DeleteNodePool", func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.api.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: id.String()}, noRetry)
+	})
+}
+
+// GetServerConfig reads the versions on offer in a location.
+func (c *Client) GetServerConfig(ctx context.Context, project, location string) (*containerpb.ServerConfig, error) {
+	return call(ctx, c, "GetServerConfig", func(ctx context.Context) (*containerpb.ServerConfig, error) {
+		return c.api.GetServerConfig(ctx, &containerpb.GetServerConfigRequest{
+			Name: fmt.Sprintf("projects/%s/locations/%s", project, location),
+		}, noRetry)
+	})
+}

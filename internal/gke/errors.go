@@ -1,0 +1,126 @@
+package gke
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/googleapis/gax-go/v2/apierror"
+	"google.golang.org/api/googleapi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// code returns the canonical code of an API error, codes.Unknown for anything else. REST errors
+// carry the code by name in the body ("status": "ALREADY_EXISTS"); the client library maps only
+// the HTTP status, which loses FAILED_PRECONDITION (400) and ALREADY_EXISTS (409), so the body
+// wins when it names one.
+func code(err error) codes.Code {
+	var httpErr *googleapi.Error
+	if errors.As(err, &httpErr) {
+		var body struct {
+			Error struct {
+				Status codes.Code `json:"status"`
+			} `json:"error"`
+		}
+		if json.Unmarshal([]byte(httpErr.Body), &body) == nil && body.Error.Status != codes.OK {
+			return body.Error.Status
+		}
+		return httpCode(httpErr.Code)
+	}
+	if s, ok := status.FromError(err); ok {
+		return s.Code()
+	}
+	return codes.Unknown
+}
+
+func httpCode(status int) codes.Code {
+	switch status {
+	case http.StatusBadRequest:
+		return codes.InvalidArgument
+	case http.StatusUnauthorized:
+		return codes.Unauthenticated
+	case http.StatusForbidden:
+		return codes.PermissionDenied
+	case http.StatusNotFound:
+		return codes.NotFound
+	case http.StatusConflict:
+		return codes.AlreadyExists
+	case http.StatusTooManyRequests:
+		return codes.ResourceExhausted
+	case http.StatusServiceUnavailable:
+		return codes.Unavailable
+	}
+	if status >= 500 {
+		return codes.Internal
+	}
+	return codes.Unknown
+}
+
+// IsNotFound reports a 404.
+func IsNotFound(err error) bool { return code(err) == codes.NotFound }
+
+// IsAlreadyExists reports a 409.
+func IsAlreadyExists(err error) bool { return code(err) == codes.AlreadyExists }
+
+// message is the API's own message for err, without the client library's decoration.
+func message(err error) string {
+	var apiErr *apierror.APIError
+	if errors.As(err, &apiErr) {
+		if s := apiErr.GRPCStatus(); s != nil && s.Message() != "" {
+			return s.Message()
+		}
+	}
+	if s, ok := status.FromError(err); ok && s.Message() != "" {
+		return s.Message()
+	}
+	return err.Error()
+}
+
+// retryable reports errors that a later identical request may not get: rate limits, server
+// errors, a cluster busy with another operation, and network failures. Errors only a change of
+// configuration can fix are never retried.
+func retryable(err error) bool {
+	switch code(err) {
+	case codes.Unavailable, codes.Internal, codes.DeadlineExceeded, codes.Aborted:
+		return true
+	case codes.ResourceExhausted:
+		// 429 rate limits clear with time; quota exhaustion does not.
+		return !strings.Contains(strings.ToLower(message(err)), "quota")
+	case codes.FailedPrecondition:
+		return strings.Contains(strings.ToLower(message(err)), "incompatible operation")
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr)
+}
+
+// Advice turns a failure into the next step a user can take. It is empty when there is nothing
+// better to say than the error itself.
+func Advice(err error) string {
+	text := strings.ToLower(err.Error())
+	switch {
+	case strings.Contains(text, "stockout") || strings.Contains(text, "does not have enough resources"):
+		return "The zone has no free TPU capacity of this type right now. Try another zone, a reservation " +
+			"(reservation), Spot capacity (spot = true) or queued provisioning (queued_provisioning = true)."
+	case strings.Contains(text, "quota"):
+		return "The project's TPU quota is too small for this slice. Request more quota for this generation in " +
+			"this region, or use a smaller topology."
+	case code(err) == codes.PermissionDenied:
+		return "The credentials lack permission for this call, or the zone needs an allowlist for this TPU " +
+			"generation. Check the principal's roles (roles/container.admin) and the zone's TPU availability."
+	case code(err) == codes.Unauthenticated:
+		return "The credentials were refused. Check credentials, access_token or GOOGLE_OAUTH_ACCESS_TOKEN."
+	}
+	return ""
+}
+
+// WithAdvice appends Advice to err's message, for diagnostics.
+func WithAdvice(err error) string {
+	if advice := Advice(err); advice != "" {
+		return fmt.Sprintf("%s\n\n%s", message(err), advice)
+	}
+	return message(err)
+}

@@ -1,0 +1,289 @@
+package gke
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"golang.org/x/oauth2"
+	"google.golang.org/grpc/codes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
+)
+
+// The package's tests share one emulator and one cluster on it.
+var (
+	testEmu     *emulator.Emulator
+	testCluster = ClusterID{Project: "raytpu-gke-test", Location: "us-central2-b", Name: "shared"}
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runWithEmulator(m))
+}
+
+func runWithEmulator(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := emulator.Start(ctx, emulator.Options{DefaultLatency: 100 * time.Millisecond, RayCRDDelay: -1})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: starting the GKE emulator: %v\n(run `make tools` to build kube-apiserver and etcd)\n", err)
+		return 1
+	}
+	defer e.Close()
+	testEmu = e
+	c := newTestClient(e.Token())
+	op, err := c.CreateCluster(ctx, testCluster, &containerpb.Cluster{
+		Name:             testCluster.Name,
+		InitialNodeCount: 1,
+	})
+	if err == nil {
+		err = c.WaitForOperation(ctx, testCluster, op)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: creating the shared test cluster: %v\n", err)
+		return 1
+	}
+	return m.Run()
+}
+
+func newTestClient(token string) *Client {
+	c, err := New(context.Background(), Config{
+		Endpoint:    testEmu.Endpoint(),
+		TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
+		Poll:        PollSchedule{Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, Factor: 2},
+		Retry:       Backoff{Initial: 10 * time.Millisecond, Max: 40 * time.Millisecond},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func testClient(t *testing.T) *Client {
+	c := newTestClient(testEmu.Token())
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// countRequests returns how many requests the emulator saw for rpc since the test began.
+func countRequests(t *testing.T, rpc string) int {
+	t.Helper()
+	records, err := testEmu.Requests(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range records {
+		if r.RPC == rpc {
+			n++
+		}
+	}
+	return n
+}
+
+// Faults are global to the emulator, so the tests that inject them do not run in parallel.
+func injectFault(t *testing.T, f emulator.Fault) {
+	t.Helper()
+	if _, err := testEmu.InjectFault(context.Background(), f); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = testEmu.ClearFaults(context.Background()) })
+}
+
+func TestRetriesTransientFailures(t *testing.T) {
+	for _, tc := range []struct {
+		status, message string
+		http            int
+	}{
+		{"RESOURCE_EXHAUSTED", "Too many requests: rate limit exceeded", 429},
+		{"UNAVAILABLE", "The service is currently unavailable.", 503},
+		{"INTERNAL", "Internal error encountered.", 500},
+		{"FAILED_PRECONDITION", "Cluster is running incompatible operation operation-123.", 400},
+	} {
+		t.Run(tc.status, func(t *testing.T) {
+			before := countRequests(t, "GetCluster")
+			injectFault(t, emulator.Fault{RPC: "GetCluster", Status: tc.status, HTTPStatus: tc.http, Message: tc.message, Times: 2})
+			cluster, err := testClient(t).GetCluster(testCtx(t), testCluster)
+			if err != nil {
+				t.Fatalf("GetCluster after two %s answers: %v", tc.status, err)
+			}
+			if cluster.GetName() != testCluster.Name {
+				t.Errorf("got cluster %q", cluster.GetName())
+			}
+			if got := countRequests(t, "GetCluster") - before; got != 3 {
+				t.Errorf("%d GetCluster requests, want 3 (two failures, one success)", got)
+			}
+		})
+	}
+}
+
+func TestDoesNotRetryWhatOnlyConfigurationFixes(t *testing.T) {
+	for _, tc := range []struct{ status, message string }{
+		{"INVALID_ARGUMENT", "Invalid value for field 'cluster.name'."},
+		{"PERMISSION_DENIED", "Required 'container.clusters.get' permission."},
+		{"RESOURCE_EXHAUSTED", "Insufficient quota to satisfy the request: TPUS_PER_PROJECT."},
+		{"FAILED_PRECONDITION", "Network default is not ready."},
+	} {
+		t.Run(tc.status, func(t *testing.T) {
+			before := countRequests(t, "GetCluster")
+			injectFault(t, emulator.Fault{RPC: "GetCluster", Status: tc.status, Message: tc.message})
+			_, err := testClient(t).GetCluster(testCtx(t), testCluster)
+			if err == nil || !strings.Contains(err.Error(), tc.message) {
+				t.Fatalf("error = %v, want the API's message %q", err, tc.message)
+			}
+			if got := countRequests(t, "GetCluster") - before; got != 1 {
+				t.Errorf("%d GetCluster requests, want exactly 1", got)
+			}
+		})
+	}
+}
+
+func TestRetryStopsWithTheContext(t *testing.T) {
+	injectFault(t, emulator.Fault{RPC: "GetCluster", Status: "UNAVAILABLE", Message: "down for maintenance"})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := testClient(t).GetCluster(ctx, testCluster)
+	if err == nil || !strings.Contains(err.Error(), "down for maintenance") || !strings.Contains(err.Error(), "gave up retrying GetCluster") {
+		t.Fatalf("error = %v, want the last API error and the reason retries stopped", err)
+	}
+}
+
+func TestNotFoundAndAlreadyExists(t *testing.T) {
+	c := testClient(t)
+	_, err := c.GetCluster(testCtx(t), ClusterID{Project: testCluster.Project, Location: testCluster.Location, Name: "absent"})
+	if !IsNotFound(err) {
+		t.Errorf("GetCluster of an absent cluster: %v, want NotFound", err)
+	}
+	_, err = c.CreateCluster(testCtx(t), testCluster, &containerpb.Cluster{Name: testCluster.Name, InitialNodeCount: 1})
+	if !IsAlreadyExists(err) {
+		t.Errorf("CreateCluster of an existing cluster: %v, want AlreadyExists", err)
+	}
+}
+
+func TestOperationErrorIsSurfacedWithAdvice(t *testing.T) {
+	ctx := testCtx(t)
+	c := testClient(t)
+	pool := NodePoolID{Cluster: testCluster, Name: "stockout"}
+	if err := testEmu.FailNextOperation(ctx, emulator.OperationFault{
+		OperationType: "CREATE_NODE_POOL", Status: "RESOURCE_EXHAUSTED", Reason: "GCE_STOCKOUT",
+		Message: "The zone 'projects/raytpu-gke-test/zones/us-central2-b' does not have enough resources available to fulfill the request.",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := c.LockCluster(ctx, testCluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	op, err := c.CreateNodePool(ctx, pool, &containerpb.NodePool{
+		Name: pool.Name, InitialNodeCount: 4,
+		Config:          &containerpb.NodeConfig{MachineType: "ct6e-standard-4t"},
+		PlacementPolicy: &containerpb.NodePool_PlacementPolicy{Type: containerpb.NodePool_PlacementPolicy_COMPACT, TpuTopology: "4x4"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.WaitForOperation(ctx, testCluster, op)
+	var opErr *OperationError
+	if !errors.As(err, &opErr) {
+		t.Fatalf("WaitForOperation = %v, want an OperationError", err)
+	}
+	if code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "does not have enough resources") {
+		t.Errorf("error %v (code %s) does not carry the operation's error", err, code(err))
+	}
+	if advice := Advice(err); !strings.Contains(advice, "another zone") || !strings.Contains(advice, "reservation") {
+		t.Errorf("advice for a stockout = %q", advice)
+	}
+	// Clean up the pool the failed operation left in ERROR.
+	if op, err := c.DeleteNodePool(ctx, pool); err == nil {
+		_ = c.WaitForOperation(ctx, testCluster, op)
+	}
+}
+
+func TestWaitForOperationHonoursTheContext(t *testing.T) {
+	ctx := testCtx(t)
+	if err := testEmu.SetLatencies(ctx, map[string]time.Duration{"UPDATE_CLUSTER": 3 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = testEmu.SetLatencies(context.Background(), map[string]time.Duration{"UPDATE_CLUSTER": 100 * time.Millisecond}) }()
+	c := testClient(t)
+	op, err := c.UpdateCluster(ctx, testCluster, &containerpb.ClusterUpdate{DesiredLoggingService: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	err = c.WaitForOperation(short, testCluster, op)
+	if err == nil || !strings.Contains(err.Error(), "keeps running in GKE") || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("WaitForOperation with a short context = %v", err)
+	}
+	// The operation itself finishes; waiting again with time to spare succeeds.
+	if err := c.WaitForOperation(ctx, testCluster, op); err != nil {
+		t.Fatalf("second wait: %v", err)
+	}
+}
+
+func TestLockClusterSerialisesMutations(t *testing.T) {
+	var locks clusterLocks
+	var inside, maxInside atomic.Int32
+	done := make(chan struct{})
+	for i := 0; i < 4; i++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			unlock, err := locks.lock(context.Background(), "c")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			n := inside.Add(1)
+			if n > maxInside.Load() {
+				maxInside.Store(n)
+			}
+			time.Sleep(10 * time.Millisecond)
+			inside.Add(-1)
+			unlock()
+		}()
+	}
+	for i := 0; i < 4; i++ {
+		<-done
+	}
+	if maxInside.Load() != 1 {
+		t.Errorf("%d holders at once, want 1", maxInside.Load())
+	}
+	unlock, _ := locks.lock(context.Background(), "c")
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := locks.lock(ctx, "c"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("lock of a held cluster with an expiring context = %v", err)
+	}
+	if unlockOther, err := locks.lock(context.Background(), "other"); err != nil {
+		t.Errorf("another cluster's lock: %v", err)
+	} else {
+		unlockOther()
+	}
+}
+
+func TestWrongTokenIsRefused(t *testing.T) {
+	c := newTestClient("not-the-token")
+	defer c.Close()
+	_, err := c.GetCluster(testCtx(t), testCluster)
+	if code(err) != codes.Unauthenticated {
+		t.Fatalf("GetCluster with a wrong token = %v, want Unauthenticated", err)
+	}
+	if !strings.Contains(Advice(err), "credentials were refused") {
+		t.Errorf("advice = %q", Advice(err))
+	}
+}
