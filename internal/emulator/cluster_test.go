@@ -27,7 +27,7 @@ func TestSharedClusterWithRayAddon(t *testing.T) {
 	if cl.Status != containerpb.Cluster_RUNNING || !strings.HasPrefix(cl.Endpoint, "127.0.0.1:") {
 		t.Fatalf("cluster status %s endpoint %q", cl.Status, cl.Endpoint)
 	}
-	if cl.CurrentMasterVersion != defaultVersion || cl.Location != testZone || len(cl.NodePools) != 1 {
+	if cl.CurrentMasterVersion != defaultVersion || cl.Location != testZone || len(cl.NodePools) == 0 || cl.NodePools[0].Name != "system" {
 		t.Fatalf("cluster: version %s location %s pools %d", cl.CurrentMasterVersion, cl.Location, len(cl.NodePools))
 	}
 	if !cl.GetAddonsConfig().GetRayOperatorConfig().GetEnabled() {
@@ -35,7 +35,7 @@ func TestSharedClusterWithRayAddon(t *testing.T) {
 	}
 
 	kube, dyn := kubeFor(t, cl)
-	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: tpu.LabelNodePool + "=system"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,4 +121,3 @@ spec:
 	}
 	return u
 }
-

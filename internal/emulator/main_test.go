@@ -3,6 +3,7 @@ package emulator
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,8 +14,10 @@ import (
 
 	container "cloud.google.com/go/container/apiv1"
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/googleapis/gax-go/v2/apierror"
 	"golang.org/x/oauth2"
 	gcontainer "google.golang.org/api/container/v1"
+	"google.golang.org/api/googleapi"
 	"google.golang.org/api/option"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -107,17 +110,20 @@ func waitOp(t *testing.T, c *container.ClusterManagerClient, op *containerpb.Ope
 	return op, seen
 }
 
-// mustSucceed waits for op and fails the test when it ended with an error.
-func mustSucceed(t *testing.T, c *container.ClusterManagerClient, op *containerpb.Operation, err error) *containerpb.Operation {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
+// mustSucceed returns a function that waits for an operation returned by a client call and fails
+// the test when the call or the operation failed: mustSucceed(t, c)(c.DeleteNodePool(...)).
+func mustSucceed(t *testing.T, c *container.ClusterManagerClient) func(*containerpb.Operation, error) *containerpb.Operation {
+	return func(op *containerpb.Operation, err error) *containerpb.Operation {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		done, _ := waitOp(t, c, op)
+		if done.Error != nil {
+			t.Fatalf("operation %s (%s) failed: %v", done.Name, done.OperationType, done.Error)
+		}
+		return done
 	}
-	done, _ := waitOp(t, c, op)
-	if done.Error != nil {
-		t.Fatalf("operation %s (%s) failed: %v", done.Name, done.OperationType, done.Error)
-	}
-	return done
 }
 
 // kubeFor returns client-go clients for a cluster, built only from what GKE reports (endpoint,
@@ -180,4 +186,50 @@ func sharedCluster(t *testing.T) string {
 		t.Fatalf("creating the shared cluster: %v", sharedErr)
 	}
 	return sharedName
+}
+
+// googleError is what a client's error says, decoded the way callers do: the HTTP code and the
+// google.rpc.Code name from the body (through apierror for the gapic client, *googleapi.Error
+// for the discovery client).
+type googleError struct {
+	HTTP    int
+	Status  string
+	Message string
+	Reason  string
+}
+
+func decodeGoogleError(t *testing.T, err error) googleError {
+	t.Helper()
+	if err == nil {
+		t.Fatal("want an error, got none")
+	}
+	var ge *googleapi.Error
+	if !errors.As(err, &ge) {
+		t.Fatalf("not a Google API error: %T %v", err, err)
+	}
+	var body errorBody
+	if jerr := json.Unmarshal([]byte(ge.Body), &body); jerr != nil {
+		t.Fatalf("error body %q: %v", ge.Body, jerr)
+	}
+	out := googleError{HTTP: ge.Code, Status: body.Error.Status, Message: ge.Message}
+	// The gapic client returns an *apierror.APIError already; the discovery client's error parses
+	// into one.
+	var ae *apierror.APIError
+	if !errors.As(err, &ae) {
+		ae, _ = apierror.FromError(ge)
+	}
+	if ae != nil {
+		out.Reason = ae.Reason()
+	}
+	return out
+}
+
+// wantGoogleError checks an error's HTTP code, status name and message.
+func wantGoogleError(t *testing.T, err error, httpCode int, statusName, msg string) googleError {
+	t.Helper()
+	ge := decodeGoogleError(t, err)
+	if ge.HTTP != httpCode || ge.Status != statusName || !strings.Contains(ge.Message, msg) {
+		t.Fatalf("want %d %s containing %q, got %d %s %q", httpCode, statusName, msg, ge.HTTP, ge.Status, ge.Message)
+	}
+	return ge
 }
