@@ -217,7 +217,9 @@ func TestWaitForOperationHonoursTheContext(t *testing.T) {
 	if err := testEmu.SetLatencies(ctx, map[string]time.Duration{"UPDATE_CLUSTER": 3 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = testEmu.SetLatencies(context.Background(), map[string]time.Duration{"UPDATE_CLUSTER": 100 * time.Millisecond}) }()
+	defer func() {
+		_ = testEmu.SetLatencies(context.Background(), map[string]time.Duration{"UPDATE_CLUSTER": 100 * time.Millisecond})
+	}()
 	c := testClient(t)
 	op, err := c.UpdateCluster(ctx, testCluster, &containerpb.ClusterUpdate{DesiredLoggingService: "none"})
 	if err != nil {
