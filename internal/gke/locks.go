@@ -13,7 +13,8 @@ type clusterLocks struct {
 	locks map[string]chan struct{}
 }
 
-// lock blocks until the cluster's lock is free or ctx ends, and returns the unlock function.
+// lock blocks until the cluster's lock is free or ctx ends, and returns the unlock function,
+// which may be called more than once.
 func (l *clusterLocks) lock(ctx context.Context, cluster string) (func(), error) {
 	l.mu.Lock()
 	if l.locks == nil {
@@ -27,7 +28,8 @@ func (l *clusterLocks) lock(ctx context.Context, cluster string) (func(), error)
 	l.mu.Unlock()
 	select {
 	case ch <- struct{}{}:
-		return func() { <-ch }, nil
+		var once sync.Once
+		return func() { once.Do(func() { <-ch }) }, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
