@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	gcontainer "google.golang.org/api/container/v1"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	gcontainer "google.golang.org/api/container/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 

@@ -23,6 +23,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
 )
 
 // DefaultLatency is the default time an operation takes (PENDING → RUNNING → DONE), short for
@@ -91,6 +93,11 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 	}
 	if err := checkLoopback(opts.Addr); err != nil {
 		return nil, err
+	}
+	for k, d := range opts.Latencies {
+		if _, ok := containerpb.Operation_Type_value[k]; !ok || d < 0 {
+			return nil, fmt.Errorf("emulator: latency %s=%s: want a containerpb.Operation_Type name such as CREATE_NODE_POOL and a duration >= 0", k, d)
+		}
 	}
 	bins, err := findKubeBinaries(opts.KubeBinDir, opts.CRDDir)
 	if err != nil {
