@@ -1,0 +1,126 @@
+package emulator
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The folder the emulator looks in is named after the version tools/kube pins.
+func TestKubernetesVersionMatchesToolsModule(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "tools", "kube", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^(?:require)?\s*k8s\.io/kubernetes (v\S+)`).FindSubmatch(b)
+	if m == nil || string(m[1]) != KubernetesVersion {
+		t.Fatalf("tools/kube/go.mod pins k8s.io/kubernetes %s, KubernetesVersion is %s", m, KubernetesVersion)
+	}
+}
+
+func TestMissingBinariesSayWhatToRun(t *testing.T) {
+	empty := t.TempDir()
+	_, err := Start(context.Background(), Options{KubeBinDir: empty})
+	if err == nil || !strings.Contains(err.Error(), "make tools") || !strings.Contains(err.Error(), "kube-apiserver") {
+		t.Fatalf("want an error naming `make tools`, got %v", err)
+	}
+	// Binaries without the CRDs are refused too.
+	for _, b := range []string{"kube-apiserver", "etcd"} {
+		if err := os.WriteFile(filepath.Join(empty, b), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = Start(context.Background(), Options{KubeBinDir: empty})
+	if err == nil || !strings.Contains(err.Error(), "ray.io_rayclusters.yaml") || !strings.Contains(err.Error(), "make tools") {
+		t.Fatalf("want an error about the KubeRay CRDs, got %v", err)
+	}
+	if _, err := Start(context.Background(), Options{Addr: "0.0.0.0:0"}); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("a non-loopback address: %v", err)
+	}
+}
+
+func TestDefaultKubeBinDir(t *testing.T) {
+	t.Setenv(EnvKubeBinDir, "")
+	t.Setenv(EnvToolsCache, "/cache")
+	if got := DefaultKubeBinDir(); got != "/cache/kubernetes-"+KubernetesVersion {
+		t.Fatalf("with %s: %s", EnvToolsCache, got)
+	}
+	t.Setenv(EnvToolsCache, "")
+	t.Setenv("XDG_CACHE_HOME", "/xdg")
+	if got := DefaultKubeBinDir(); got != "/xdg/raytpu/tools/kubernetes-"+KubernetesVersion {
+		t.Fatalf("with XDG_CACHE_HOME: %s", got)
+	}
+	t.Setenv(EnvKubeBinDir, "/bins")
+	if got := DefaultKubeBinDir(); got != "/bins" {
+		t.Fatalf("with %s: %s", EnvKubeBinDir, got)
+	}
+}
+
+func TestCancelOperation(t *testing.T) {
+	cluster := sharedCluster(t)
+	c := restClient(t, testEmu.Token())
+	ctx := testCtx(t)
+	if err := testEmu.SetLatencies(ctx, map[string]time.Duration{"CREATE_NODE_POOL": 5 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resetControl(t) })
+	op, err := c.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: cluster, NodePool: tpuPool("cancelled", "e2-standard-4", 1, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := testLocation + "/operations/" + op.Name
+	if err := c.CancelOperation(ctx, &containerpb.CancelOperationRequest{Name: name}); err != nil {
+		t.Fatal(err)
+	}
+	done, _ := waitOp(t, c, op)
+	if done.Error == nil || done.Error.Code != 1 /* CANCELLED */ {
+		t.Fatalf("cancelled operation ended with %v", done.Error)
+	}
+	np, err := c.GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: cluster + "/nodePools/cancelled"})
+	if err != nil || np.Status != containerpb.NodePool_ERROR {
+		t.Fatalf("pool of a cancelled create: %v %v", np.GetStatus(), err)
+	}
+	err = c.CancelOperation(ctx, &containerpb.CancelOperationRequest{Name: name})
+	wantGoogleError(t, err, 400, "FAILED_PRECONDITION", "already done")
+	mustSucceed(t, c)(c.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: cluster + "/nodePools/cancelled"}))
+}
+
+// TestRayAddonToggle turns the add-on off and on again on a cluster: the CRDs go and come back.
+func TestRayAddonToggle(t *testing.T) {
+	cluster := sharedCluster(t)
+	c := restClient(t, testEmu.Token())
+	ctx := testCtx(t)
+	cl, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: cluster})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, dyn := kubeFor(t, cl)
+	waitRayClusterServed(t, dyn)
+	op := mustSucceed(t, c)(c.SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{Name: cluster, AddonsConfig: &containerpb.AddonsConfig{
+		RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: false}}}))
+	if op.OperationType != containerpb.Operation_UPDATE_CLUSTER {
+		t.Fatalf("setAddons operation type %s", op.OperationType)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := dyn.Resource(crdGVR).Get(ctx, "rayclusters.ray.io", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("RayCluster CRD still there after disabling the add-on: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	mustSucceed(t, c)(c.SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{Name: cluster, AddonsConfig: &containerpb.AddonsConfig{
+		RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: true}}}))
+	waitRayClusterServed(t, dyn)
+}
