@@ -177,11 +177,11 @@ func TestCapacityStockoutAndQuota(t *testing.T) {
 	done, _ := waitOp(t, c, op)
 	if done.Error == nil || done.Error.Code != int32(codes.ResourceExhausted) ||
 		!strings.Contains(done.Error.Message, "does not have enough resources available to fulfill the request") ||
-		len(done.NodepoolConditions) != 1 || done.NodepoolConditions[0].Code != containerpb.StatusCondition_GCE_STOCKOUT {
-		t.Fatalf("want a GCE_STOCKOUT operation error, got %v / %v", done.Error, done.NodepoolConditions)
+		len(done.NodepoolConditions) != 1 || done.NodepoolConditions[0].Code != containerpb.StatusCondition_GCE_STOCKOUT { //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
+		t.Fatalf("want a GCE_STOCKOUT operation error, got %v / %v", done.Error, done.NodepoolConditions) //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	}
 	np, err := c.GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: cluster + "/nodePools/big"})
-	if err != nil || np.Status != containerpb.NodePool_ERROR || !strings.Contains(np.StatusMessage, "enough resources") {
+	if err != nil || np.Status != containerpb.NodePool_ERROR || !strings.Contains(np.StatusMessage, "enough resources") { //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 		t.Fatalf("stocked-out pool: %v %v", np, err)
 	}
 	mustSucceed(t, c)(c.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: cluster + "/nodePools/big"}))
@@ -201,6 +201,7 @@ func TestCapacityStockoutAndQuota(t *testing.T) {
 
 // resetControl restores the shared emulator's control settings without deleting clusters.
 func resetControl(t *testing.T) {
+	t.Helper()
 	testEmu.ctl.mu.Lock()
 	defer testEmu.ctl.mu.Unlock()
 	testEmu.ctl.resetLocked()
@@ -264,7 +265,7 @@ func TestFaultsAndRequestLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	done, _ := waitOp(t, c, op)
-	if done.Error == nil || done.Error.Code != int32(codes.ResourceExhausted) || done.NodepoolConditions[0].Code != containerpb.StatusCondition_GCE_STOCKOUT {
+	if done.Error == nil || done.Error.Code != int32(codes.ResourceExhausted) || done.NodepoolConditions[0].Code != containerpb.StatusCondition_GCE_STOCKOUT { //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 		t.Fatalf("injected operation failure: %v", done)
 	}
 	mustSucceed(t, c)(c.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: cluster + "/nodePools/doomed"}))

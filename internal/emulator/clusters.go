@@ -3,6 +3,7 @@ package emulator
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,13 +14,15 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-func cloneCluster(c *containerpb.Cluster) *containerpb.Cluster {
-	return proto.Clone(c).(*containerpb.Cluster)
+// cloneMsg deep-copies a message; the state never shares messages with requests or responses.
+func cloneMsg[T proto.Message](m T) T {
+	c, _ := proto.Clone(m).(T)
+	return c
 }
 
-func cloneNodePool(p *containerpb.NodePool) *containerpb.NodePool {
-	return proto.Clone(p).(*containerpb.NodePool)
-}
+func cloneCluster(c *containerpb.Cluster) *containerpb.Cluster { return cloneMsg(c) }
+
+func cloneNodePool(p *containerpb.NodePool) *containerpb.NodePool { return cloneMsg(p) }
 
 func (e *Emulator) listClusters(n resourceName) *containerpb.ListClustersResponse {
 	e.mu.Lock()
@@ -99,11 +102,11 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 	// A cluster without node pools gets "default-pool" from initialNodeCount and nodeConfig.
 	reqPools := pb.NodePools
 	switch {
-	case len(reqPools) == 0 && pb.InitialNodeCount > 0:
-		reqPools = []*containerpb.NodePool{{Name: "default-pool", Config: pb.NodeConfig, InitialNodeCount: pb.InitialNodeCount}}
+	case len(reqPools) == 0 && pb.InitialNodeCount > 0: //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
+		reqPools = []*containerpb.NodePool{{Name: "default-pool", Config: pb.NodeConfig, InitialNodeCount: pb.InitialNodeCount}} //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	case len(reqPools) == 0:
 		return nil, errInvalid("Cluster.initial_node_count must be greater than zero.")
-	case pb.InitialNodeCount > 0:
+	case pb.InitialNodeCount > 0: //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 		return nil, errInvalid("Cluster.initial_node_count and Cluster.node_pools are mutually exclusive.")
 	}
 	cf := clusterFacts{location: n.Location, locations: pb.Locations, masterVersion: version}
@@ -123,12 +126,12 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 
 	now := time.Now().UTC()
 	pb.NodePools = nil
-	pb.InitialNodeCount = 0
+	pb.InitialNodeCount = 0 //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	pb.Location = n.Location
-	pb.Zone = n.Location
+	pb.Zone = n.Location //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	pb.InitialClusterVersion = version
 	pb.CurrentMasterVersion = version
-	pb.CurrentNodeVersion = version
+	pb.CurrentNodeVersion = version //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	pb.Status = containerpb.Cluster_PROVISIONING
 	pb.CreateTime = now.Format(time.RFC3339)
 	pb.Id = randomHex(16)
@@ -190,14 +193,14 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 			c.PB.Status = containerpb.Cluster_RUNNING
 			poolStatus := containerpb.NodePool_RUNNING
 			if err != nil {
-				c.PB.Status, c.PB.StatusMessage = containerpb.Cluster_ERROR, err.Message
+				c.PB.Status, c.PB.StatusMessage = containerpb.Cluster_ERROR, err.Message //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 				poolStatus = containerpb.NodePool_ERROR
 			}
 			for _, p := range c.Pools {
 				if p.PB.Status == containerpb.NodePool_PROVISIONING {
 					p.PB.Status = poolStatus
 					if err != nil {
-						p.PB.StatusMessage = err.Message
+						p.PB.StatusMessage = err.Message //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 					}
 				}
 			}
@@ -222,6 +225,7 @@ func (e *Emulator) startClusterAPI(ctx context.Context, c *cluster) error {
 	}
 	started := time.Now()
 	api, err := startAPIServer(ctx, apiServerConfig{
+		procs:      e.procs,
 		bin:        e.bins.APIServer,
 		dir:        dir,
 		pki:        pki,
@@ -239,10 +243,16 @@ func (e *Emulator) startClusterAPI(ctx context.Context, c *cluster) error {
 		api.stop()
 		return err
 	}
+	e.mu.Lock()
+	if e.st.clusters[c.Key] != c {
+		// Reset (or Close) took the cluster away while its kube-apiserver started.
+		e.mu.Unlock()
+		api.stop()
+		return fmt.Errorf("the cluster is gone")
+	}
 	c.apiMu.Lock()
 	c.api, c.pki, c.kube, c.dyn = api, pki, kube, dyn
 	c.apiMu.Unlock()
-	e.mu.Lock()
 	c.APIPort = api.port
 	c.PB.Endpoint = "127.0.0.1:" + strconv.Itoa(api.port)
 	c.PB.MasterAuth = &containerpb.MasterAuth{ClusterCaCertificate: base64.StdEncoding.EncodeToString(pki.CACertPEM)}
@@ -279,7 +289,7 @@ func (e *Emulator) deleteCluster(n resourceName) (*containerpb.Operation, *apiEr
 		},
 		finish: func(err *apiError) {
 			if err != nil {
-				c.PB.Status, c.PB.StatusMessage = containerpb.Cluster_ERROR, err.Message
+				c.PB.Status, c.PB.StatusMessage = containerpb.Cluster_ERROR, err.Message //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 				return
 			}
 			c.rayGen++
@@ -318,13 +328,13 @@ func applyClusterUpdate(c *cluster, u *containerpb.ClusterUpdate) (func(), conta
 	}
 	var channel *containerpb.ReleaseChannel
 	if u.DesiredReleaseChannel != nil {
-		channel = proto.Clone(u.DesiredReleaseChannel).(*containerpb.ReleaseChannel)
+		channel = cloneMsg(u.DesiredReleaseChannel)
 	}
 	addons := u.DesiredAddonsConfig
 	return func() {
 		c.PB.CurrentMasterVersion = version
 		if addons != nil {
-			c.PB.AddonsConfig = proto.Clone(addons).(*containerpb.AddonsConfig)
+			c.PB.AddonsConfig = cloneMsg(addons)
 		}
 		if channel != nil {
 			c.PB.ReleaseChannel = channel

@@ -70,6 +70,7 @@ type Emulator struct {
 	workDir  string
 	tempWork bool
 	etcd     *etcdServer
+	procs    *procGroup
 	listener net.Listener
 	server   *http.Server
 	endpoint string
@@ -103,7 +104,7 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Emulator{opts: opts, token: opts.Token, bins: bins}
+	e := &Emulator{opts: opts, token: opts.Token, bins: bins, procs: newProcGroup()}
 	if e.token == "" {
 		e.token = randomToken()
 	}
@@ -126,7 +127,7 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 	e.ctl = newControlState(opts)
 	e.st = newState()
 
-	if e.etcd, err = startEtcd(ctx, bins.Etcd, filepath.Join(e.workDir, "etcd", "data"), filepath.Join(e.workDir, "etcd")); err != nil {
+	if e.etcd, err = startEtcd(ctx, e.procs, bins.Etcd, filepath.Join(e.workDir, "etcd", "data"), filepath.Join(e.workDir, "etcd")); err != nil {
 		e.Close()
 		return nil, err
 	}
@@ -182,9 +183,8 @@ func (e *Emulator) Close() error {
 			}
 			wg.Wait()
 		}
-		if e.etcd != nil {
-			e.etcd.proc.stop(10 * time.Second)
-		}
+		// Whatever is still running (etcd last, after the kube-apiservers that use it).
+		e.procs.stopAll(10 * time.Second)
 		if e.tempWork {
 			if err := os.RemoveAll(e.workDir); err != nil && e.closeErr == nil {
 				e.closeErr = err

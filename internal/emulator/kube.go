@@ -91,7 +91,7 @@ type etcdServer struct {
 	clientURL string
 }
 
-func startEtcd(ctx context.Context, bin, dataDir, logDir string) (*etcdServer, error) {
+func startEtcd(ctx context.Context, procs *procGroup, bin, dataDir, logDir string) (*etcdServer, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		clientPort, err := freePort()
@@ -115,7 +115,7 @@ func startEtcd(ctx context.Context, bin, dataDir, logDir string) (*etcdServer, e
 			"--unsafe-no-fsync", "--log-level=warn",
 			"--quota-backend-bytes=4294967296",
 		}
-		p, err := startProcess("etcd", bin, args, filepath.Join(logDir, "etcd.log"))
+		p, err := procs.start("etcd", bin, args, filepath.Join(logDir, "etcd.log"))
 		if err != nil {
 			return nil, err
 		}
@@ -178,6 +178,7 @@ type apiServer struct {
 }
 
 type apiServerConfig struct {
+	procs      *procGroup
 	bin        string
 	dir        string // pki/, tokens.csv and the log live here
 	pki        *clusterPKI
@@ -238,7 +239,7 @@ func startAPIServer(ctx context.Context, cfg apiServerConfig) (*apiServer, error
 			"--enable-priority-and-fairness=false",
 			"--profiling=false",
 		}
-		p, err := startProcess("kube-apiserver", cfg.bin, args, filepath.Join(cfg.dir, "kube-apiserver.log"))
+		p, err := cfg.procs.start("kube-apiserver", cfg.bin, args, filepath.Join(cfg.dir, "kube-apiserver.log"))
 		if err != nil {
 			return nil, err
 		}

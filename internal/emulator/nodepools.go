@@ -6,7 +6,6 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/protobuf/proto"
 )
 
 func (e *Emulator) listNodePools(n resourceName) (*containerpb.ListNodePoolsResponse, *apiError) {
@@ -105,7 +104,7 @@ func (e *Emulator) createNodePool(n resourceName, body []byte) (*containerpb.Ope
 // failPoolLocked leaves a pool whose creation failed in ERROR, holding no capacity and no nodes
 // (a slice is all or nothing).
 func (e *Emulator) failPoolLocked(c *cluster, p *nodePool, err *apiError) {
-	p.PB.Status, p.PB.StatusMessage = containerpb.NodePool_ERROR, err.Message
+	p.PB.Status, p.PB.StatusMessage = containerpb.NodePool_ERROR, err.Message //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	p.Reserved = false
 	name := p.PB.Name
 	e.goBackground(func(ctx context.Context) { _ = e.deletePoolNodes(ctx, c, name) })
@@ -174,7 +173,7 @@ func (e *Emulator) deleteNodePool(n resourceName) (*containerpb.Operation, *apiE
 		},
 		finish: func(err *apiError) {
 			if err != nil {
-				p.PB.Status, p.PB.StatusMessage = containerpb.NodePool_ERROR, err.Message
+				p.PB.Status, p.PB.StatusMessage = containerpb.NodePool_ERROR, err.Message //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 				return
 			}
 			c.removePool(name)
@@ -237,7 +236,7 @@ func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Ope
 		run: func(ctx context.Context) *apiError {
 			e.mu.Lock()
 			spec := nodesSpecLocked(c, p)
-			spec.applyConfig(c, next)
+			spec.applyConfig(next)
 			e.mu.Unlock()
 			if err := e.syncPoolNodes(ctx, c, spec); err != nil {
 				return newError(codes.Internal, "Updating the nodes of node pool %q: %v", p.PB.Name, err)
@@ -250,7 +249,7 @@ func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Ope
 				return
 			}
 			p.PB.Version = next.Version
-			p.PB.Config = proto.Clone(next.Config).(*containerpb.NodeConfig)
+			p.PB.Config = cloneMsg(next.Config)
 			p.PB.Etag = randomHex(8)
 			e.refreshNodeVersionLocked(c)
 		},
@@ -277,7 +276,7 @@ func (e *Emulator) refreshNodeVersionLocked(c *cluster) {
 		}
 	}
 	if oldest != "" {
-		c.PB.CurrentNodeVersion = oldest
+		c.PB.CurrentNodeVersion = oldest //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	}
 }
 

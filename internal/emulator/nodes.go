@@ -113,7 +113,7 @@ func nodesSpecLocked(c *cluster, p *nodePool) poolNodesSpec {
 	for _, i := range p.FailedHosts {
 		s.failed[i] = true
 	}
-	s.applyConfig(c, p.PB)
+	s.applyConfig(p.PB)
 	if p.Accelerator != "" {
 		s.labels[tpu.LabelAccelerator] = p.Accelerator
 		s.labels[tpu.LabelTopology] = p.Topology
@@ -123,7 +123,7 @@ func nodesSpecLocked(c *cluster, p *nodePool) poolNodesSpec {
 
 // applyConfig takes labels, taints, machine type and version from np (user labels first, so
 // GKE's own labels win).
-func (s *poolNodesSpec) applyConfig(c *cluster, np *containerpb.NodePool) {
+func (s *poolNodesSpec) applyConfig(np *containerpb.NodePool) {
 	cfg := np.GetConfig()
 	keep := map[string]string{}
 	for _, k := range []string{tpu.LabelAccelerator, tpu.LabelTopology} {
@@ -269,7 +269,7 @@ func (s poolNodesSpec) status(d desiredNode) corev1.NodeStatus {
 		},
 		NodeInfo: corev1.NodeSystemInfo{
 			KubeletVersion:          kubeletVersion(s.version),
-			KubeProxyVersion:        kubeletVersion(s.version),
+			KubeProxyVersion:        kubeletVersion(s.version), //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 			OperatingSystem:         "linux",
 			Architecture:            "amd64",
 			OSImage:                 "Container-Optimized OS from Google",
@@ -419,7 +419,7 @@ func (e *Emulator) FailHost(ctx context.Context, h HostFailure) error {
 	}
 	p.PB.Status = containerpb.NodePool_RUNNING_WITH_ERROR
 	spec := nodesSpecLocked(c, p)
-	p.PB.StatusMessage = fmt.Sprintf("Node %s is not ready: the host failed.", nodeName(spec.prefix, h.Worker))
+	p.PB.StatusMessage = fmt.Sprintf("Node %s is not ready: the host failed.", nodeName(spec.prefix, h.Worker)) //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	e.persistLocked()
 	e.mu.Unlock()
 	return e.syncPoolNodes(ctx, c, spec)

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	rpcstatus "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
@@ -39,7 +38,7 @@ func (e *Emulator) newOperationLocked(c *cluster, typ containerpb.Operation_Type
 		ClusterKey: c.Key,
 		PB: &containerpb.Operation{
 			Name:          id,
-			Zone:          c.Location,
+			Zone:          c.Location, //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 			Location:      c.Location,
 			OperationType: typ,
 			Status:        containerpb.Operation_PENDING,
@@ -61,14 +60,14 @@ func (e *Emulator) newOperationLocked(c *cluster, typ containerpb.Operation_Type
 
 // busyLocked answers as GKE does when a cluster already runs as many operations as allowed.
 func (e *Emulator) busyLocked(c *cluster) *apiError {
-	max := e.opts.MaxOperationsPerCluster
-	if max < 0 {
+	limit := e.opts.MaxOperationsPerCluster
+	if limit < 0 {
 		return nil
 	}
-	if max == 0 {
-		max = 1
+	if limit == 0 {
+		limit = 1
 	}
-	if len(c.running) < max {
+	if len(c.running) < limit {
 		return nil
 	}
 	var busy string
@@ -90,7 +89,7 @@ func (e *Emulator) startOperation(op *operation, w opWork) *containerpb.Operatio
 	latency := e.ctl.latency(op.PB.OperationType.String())
 	ctx, cancel := context.WithCancel(e.bgCtx)
 	op.cancel = cancel
-	snapshot := proto.Clone(op.PB).(*containerpb.Operation)
+	snapshot := cloneMsg(op.PB)
 	e.goBackground(func(context.Context) {
 		defer cancel()
 		start := time.Now()
@@ -140,19 +139,19 @@ func (e *Emulator) finishOperationLocked(op *operation, err *apiError) {
 			}
 		}
 		op.PB.Error = st
-		op.PB.StatusMessage = err.Message
+		op.PB.StatusMessage = err.Message //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 		if err.Reason != "" {
 			cond := &containerpb.StatusCondition{
 				Message:       err.Message,
 				CanonicalCode: rpcCode(err.Code),
 			}
 			if v, ok := containerpb.StatusCondition_Code_value[err.Reason]; ok {
-				cond.Code = containerpb.StatusCondition_Code(v)
+				cond.Code = containerpb.StatusCondition_Code(v) //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 			}
 			if op.PB.OperationType == containerpb.Operation_CREATE_NODE_POOL || op.PB.OperationType == containerpb.Operation_SET_NODE_POOL_SIZE {
-				op.PB.NodepoolConditions = append(op.PB.NodepoolConditions, cond)
+				op.PB.NodepoolConditions = append(op.PB.NodepoolConditions, cond) //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 			} else {
-				op.PB.ClusterConditions = append(op.PB.ClusterConditions, cond)
+				op.PB.ClusterConditions = append(op.PB.ClusterConditions, cond) //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 			}
 		}
 	}
@@ -184,7 +183,7 @@ func (e *Emulator) listOperations(n resourceName) *containerpb.ListOperationsRes
 	for _, k := range e.st.opOrder {
 		op := e.st.ops[k]
 		if op.Project == n.Project && (n.Location == "-" || op.Location == n.Location) {
-			out.Operations = append(out.Operations, proto.Clone(op.PB).(*containerpb.Operation))
+			out.Operations = append(out.Operations, cloneMsg(op.PB))
 		}
 	}
 	return out
@@ -197,7 +196,7 @@ func (e *Emulator) getOperation(n resourceName) (*containerpb.Operation, *apiErr
 	if op == nil {
 		return nil, errNotFound("Not found: %s.", n.opKey())
 	}
-	return proto.Clone(op.PB).(*containerpb.Operation), nil
+	return cloneMsg(op.PB), nil
 }
 
 func (e *Emulator) cancelOperation(n resourceName) (*emptypb.Empty, *apiError) {

@@ -25,6 +25,53 @@ type process struct {
 	stopMu  sync.Mutex
 }
 
+// procGroup is every child process of one emulator, so that Close stops each one, even one whose
+// start raced with a cluster's deletion or a Reset. Once closed it starts nothing more.
+type procGroup struct {
+	mu     sync.Mutex
+	procs  map[*process]bool
+	closed bool
+}
+
+func newProcGroup() *procGroup { return &procGroup{procs: map[*process]bool{}} }
+
+// stopAll stops every process still running and refuses new ones.
+func (g *procGroup) stopAll(grace time.Duration) {
+	g.mu.Lock()
+	g.closed = true
+	procs := make([]*process, 0, len(g.procs))
+	for p := range g.procs {
+		procs = append(procs, p)
+	}
+	g.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.stop(grace) }()
+	}
+	wg.Wait()
+}
+
+func (g *procGroup) start(name, bin string, args []string, logPath string) (*process, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil, fmt.Errorf("not starting %s: the emulator is closing", name)
+	}
+	p, err := startProcess(name, bin, args, logPath)
+	if err != nil {
+		return nil, err
+	}
+	g.procs[p] = true
+	go func() {
+		<-p.done
+		g.mu.Lock()
+		delete(g.procs, p)
+		g.mu.Unlock()
+	}()
+	return p, nil
+}
+
 func startProcess(name, bin string, args []string, logPath string) (*process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -103,7 +150,11 @@ func freePort() (int, error) {
 		return 0, err
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	addr, ok := l.Addr().(*net.TCPAddr)
+	if !ok {
+		return 0, fmt.Errorf("unexpected listener address %v", l.Addr())
+	}
+	return addr.Port, nil
 }
 
 // portFree reports whether port can be bound on 127.0.0.1 now.

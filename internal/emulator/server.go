@@ -80,7 +80,7 @@ func (e *Emulator) serveGKE(w http.ResponseWriter, r *http.Request) {
 		writeError(rec, errInvalid("reading the request body: %v", err))
 		return
 	}
-	resp, aerr := e.dispatch(rt, r, body)
+	resp, aerr := e.dispatch(rt, body)
 	if aerr != nil {
 		writeError(rec, aerr)
 		return
@@ -192,7 +192,7 @@ func parseRoute(method, path string) (route, *apiError) {
 }
 
 // dispatch runs one RPC.
-func (e *Emulator) dispatch(rt route, r *http.Request, body []byte) (proto.Message, *apiError) {
+func (e *Emulator) dispatch(rt route, body []byte) (proto.Message, *apiError) {
 	n := rt.name
 	switch rt.rpc {
 	case "GetServerConfig":

@@ -115,7 +115,7 @@ func TestStandaloneKeepsStateAcrossRestarts(t *testing.T) {
 	c := client(t, endpoint, token)
 	parent := "projects/p/locations/us-east5-a"
 	op, err := c.CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: parent, Cluster: &containerpb.Cluster{
-		Name: "keep", InitialNodeCount: 2, NodeConfig: &containerpb.NodeConfig{MachineType: "e2-standard-4"},
+		Name: "keep", InitialNodeCount: 2, NodeConfig: &containerpb.NodeConfig{MachineType: "e2-standard-4"}, //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	}})
 	if err != nil {
 		t.Fatal(err)
