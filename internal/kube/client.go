@@ -1,0 +1,213 @@
+// Package kube is the only code that talks to a GKE cluster's own Kubernetes API server: it
+// builds a client from what the GKE API reports about a cluster (endpoint and CA certificate) and
+// the Google access token the provider already holds, waits for the KubeRay CRDs that the Ray
+// Operator add-on installs, lists the hosts of a TPU slice in worker order, and asks the API
+// server to validate a RayCluster with a server-side dry run.
+//
+// TLS is always verified against the cluster's CA, and the access token never appears in an error
+// or a log line: it only travels in the Authorization header.
+package kube
+
+import (
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+	apiextv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
+	"k8s.io/client-go/dynamic"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/transport"
+)
+
+// Cluster is how to reach one cluster's API server, as the GKE API describes it.
+type Cluster struct {
+	// Endpoint is Cluster.endpoint as GKE returns it: an IP address or host, optionally with a
+	// port ("34.1.2.3", "127.0.0.1:6443"). HTTPS is implied; an explicit "https://" is accepted,
+	// any other scheme is refused.
+	Endpoint string
+	// CACertificateBase64 is Cluster.masterAuth.clusterCaCertificate as GKE returns it: the
+	// base64 encoding of one or more PEM certificates. The API server's certificate must chain to
+	// it. (PEM text that is not base64-encoded is accepted too.)
+	CACertificateBase64 string
+	// TokenSource yields the Google OAuth2 access token sent as the bearer token. Tokens are
+	// cached until they expire and fetched again after the API server answers 401.
+	TokenSource oauth2.TokenSource
+	// UserAgent is sent with every request; empty means DefaultUserAgent.
+	UserAgent string
+}
+
+// DefaultUserAgent is the User-Agent of requests when Cluster.UserAgent is empty.
+const DefaultUserAgent = "terraform-provider-raytpu"
+
+// requestTimeout bounds one HTTP request; waits are bounded by their context instead.
+const requestTimeout = 30 * time.Second
+
+// Client talks to one cluster's Kubernetes API server. It is safe for concurrent use.
+type Client struct {
+	host    string // https://host:port, for messages
+	http    *http.Client
+	core    corev1client.CoreV1Interface
+	apiext  apiextv1client.ApiextensionsV1Interface
+	dynamic dynamic.Interface
+}
+
+// NewClient checks c and returns a client for the cluster. It does not contact the cluster.
+func NewClient(c Cluster) (*Client, error) {
+	host, err := parseEndpoint(c.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	caPEM, err := decodeCA(c.CACertificateBase64)
+	if err != nil {
+		return nil, err
+	}
+	if c.TokenSource == nil {
+		return nil, errors.New("kube: no token source: the cluster's API server needs the Google access token")
+	}
+	ua := c.UserAgent
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	cfg := &rest.Config{
+		Host:            host,
+		TLSClientConfig: rest.TLSClientConfig{CAData: caPEM},
+		// The token goes in the Authorization header only; rest.Config never holds it, so no
+		// dump of the config can show it.
+		WrapTransport:  transport.ResettableTokenSourceWrapTransport(transport.NewCachedTokenSource(taggedTokenSource{c.TokenSource})),
+		UserAgent:      ua,
+		Timeout:        requestTimeout,
+		QPS:            20,
+		Burst:          40,
+		WarningHandler: rest.NoWarnings{},
+	}
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kube: building the HTTP client for %s: %w", host, err)
+	}
+	kc := &Client{host: host, http: hc}
+	if kc.core, err = corev1client.NewForConfigAndClient(cfg, hc); err != nil {
+		return nil, fmt.Errorf("kube: building the core client for %s: %w", host, err)
+	}
+	if kc.apiext, err = apiextv1client.NewForConfigAndClient(cfg, hc); err != nil {
+		return nil, fmt.Errorf("kube: building the apiextensions client for %s: %w", host, err)
+	}
+	if kc.dynamic, err = dynamic.NewForConfigAndClient(cfg, hc); err != nil {
+		return nil, fmt.Errorf("kube: building the dynamic client for %s: %w", host, err)
+	}
+	return kc, nil
+}
+
+// Host is the API server's URL (https://host[:port]).
+func (c *Client) Host() string { return c.host }
+
+// Close releases the client's idle connections. The client must not be used afterwards.
+func (c *Client) Close() {
+	c.http.CloseIdleConnections()
+}
+
+// parseEndpoint turns a GKE endpoint into an https URL with no path.
+func parseEndpoint(endpoint string) (string, error) {
+	e := strings.TrimSpace(endpoint)
+	if e == "" {
+		return "", errors.New("kube: the cluster endpoint is empty (the cluster may still be provisioning)")
+	}
+	if scheme, after, ok := strings.Cut(e, "://"); ok {
+		if !strings.EqualFold(scheme, "https") {
+			return "", fmt.Errorf("kube: cluster endpoint %q: the API server is only reached over https, not %s", endpoint, scheme)
+		}
+		e = after
+	}
+	e = strings.TrimSuffix(e, "/")
+	// A bare IPv6 address has colons but no brackets.
+	if ip := net.ParseIP(e); ip != nil && ip.To4() == nil {
+		e = "[" + e + "]"
+	}
+	u, err := url.Parse("https://" + e)
+	if err != nil {
+		return "", fmt.Errorf("kube: cluster endpoint %q is not a host or host:port: %w", endpoint, err)
+	}
+	if u.Hostname() == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("kube: cluster endpoint %q is not a host or host:port (like 34.1.2.3 or 127.0.0.1:6443)", endpoint)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("kube: cluster endpoint %q has an invalid port %q", endpoint, p)
+		}
+	}
+	return "https://" + u.Host, nil
+}
+
+// decodeCA decodes masterAuth.clusterCaCertificate and checks that it holds at least one
+// certificate, so that a wrong value fails here rather than as a TLS error later.
+func decodeCA(b64 string) ([]byte, error) {
+	s := strings.TrimSpace(b64)
+	if s == "" {
+		return nil, errors.New("kube: the cluster CA certificate (masterAuth.clusterCaCertificate) is empty")
+	}
+	var pemBytes []byte
+	if strings.HasPrefix(s, "-----BEGIN") {
+		pemBytes = []byte(s)
+	} else {
+		// GKE uses standard padded base64; tolerate line breaks and missing padding.
+		compact := strings.Map(func(r rune) rune {
+			if r == '\n' || r == '\r' || r == ' ' || r == '\t' {
+				return -1
+			}
+			return r
+		}, s)
+		var err error
+		if pemBytes, err = base64.StdEncoding.DecodeString(compact); err != nil {
+			if pemBytes, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(compact, "=")); err != nil {
+				return nil, fmt.Errorf("kube: the cluster CA certificate (masterAuth.clusterCaCertificate) is not base64: %w", err)
+			}
+		}
+	}
+	n := 0
+	remaining := pemBytes
+	for {
+		var block *pem.Block
+		block, remaining = pem.Decode(remaining)
+		if block == nil {
+			break
+		}
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			return nil, fmt.Errorf("kube: the cluster CA certificate (masterAuth.clusterCaCertificate) has an unreadable certificate: %w", err)
+		}
+		n++
+	}
+	if n == 0 {
+		return nil, errors.New("kube: the cluster CA certificate (masterAuth.clusterCaCertificate) holds no PEM certificate")
+	}
+	return pemBytes, nil
+}
+
+// taggedTokenSource marks the token source's errors, so that a wait can tell a token that cannot
+// be had from trouble on the way to the API server.
+type taggedTokenSource struct{ ts oauth2.TokenSource }
+
+func (t taggedTokenSource) Token() (*oauth2.Token, error) {
+	tok, err := t.ts.Token()
+	if err != nil {
+		return nil, &tokenError{err: err}
+	}
+	return tok, nil
+}
+
+// tokenError is a failure to get the access token.
+type tokenError struct{ err error }
+
+func (e *tokenError) Error() string { return "getting the Google access token: " + e.err.Error() }
+func (e *tokenError) Unwrap() error { return e.err }

@@ -1,0 +1,85 @@
+package kube
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"golang.org/x/oauth2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// explain adds what a user can act on to the errors that have a known cause (an untrusted
+// certificate, a rejected token), keeping err in the chain.
+func (c *Client) explain(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case isTLSVerification(err):
+		return fmt.Errorf("the API server at %s presented a certificate that the cluster CA certificate "+
+			"(masterAuth.clusterCaCertificate) does not trust: %w", c.host, err)
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("the API server at %s rejected the access token (401 Unauthorized): %w", c.host, err)
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("the API server at %s refused the request (403 Forbidden): %w", c.host, err)
+	}
+	return err
+}
+
+func isTLSVerification(err error) bool {
+	var (
+		verr *tls.CertificateVerificationError
+		uerr x509.UnknownAuthorityError
+		herr x509.HostnameError
+		cerr x509.CertificateInvalidError
+	)
+	return errors.As(err, &verr) || errors.As(err, &uerr) || errors.As(err, &herr) || errors.As(err, &cerr)
+}
+
+// retryable tells whether a wait should try again after err: network trouble, timeouts, 429 and
+// 5xx answers are passing; a certificate, a token or a request the API server refuses is not.
+func retryable(err error) bool {
+	if err == nil || isTLSVerification(err) {
+		return false
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		code := status.Status().Code
+		return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
+	}
+	var terr *tokenError
+	if errors.As(err, &terr) {
+		// Only a token endpoint that is down or unreachable may be back; a refused or missing
+		// credential stays so.
+		var rerr *oauth2.RetrieveError
+		if errors.As(terr.err, &rerr) {
+			return rerr.Response != nil && rerr.Response.StatusCode >= 500
+		}
+		var nerr net.Error
+		return errors.As(terr.err, &nerr)
+	}
+	var nerr net.Error
+	if errors.As(err, &nerr) {
+		return true
+	}
+	// Connection resets, EOFs and the like surface as plain errors from the transport.
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// roundWait makes a waited duration readable: milliseconds under a second, tenths under a
+// minute, seconds beyond.
+func roundWait(d time.Duration) time.Duration {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond)
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond)
+	default:
+		return d.Round(time.Second)
+	}
+}

@@ -1,0 +1,93 @@
+package kube
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const nodeListJSON = `{"kind":"NodeList","apiVersion":"v1","metadata":{},"items":[
+ {"metadata":{"name":"gke-c-p-h-0001","labels":{"cloud.google.com/gke-nodepool":"p"}},"status":{"conditions":[{"type":"Ready","status":"True"}]}},
+ {"metadata":{"name":"gke-c-p-h-0000","labels":{"cloud.google.com/gke-nodepool":"p"}},"status":{"conditions":[{"type":"Ready","status":"True"}]}}]}`
+
+// fakeAPIServer serves GET /api/v1/nodes with answer (status code and body) for the n-th request
+// (1-based), after checking the bearer token.
+func fakeAPIServer(t *testing.T, answer func(n int) (int, string)) (*Client, *atomic.Int32) {
+	t.Helper()
+	var calls atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int(calls.Add(1))
+		if r.Header.Get("Authorization") != "Bearer tok" {
+			t.Errorf("request %d: Authorization %q, want the token source's bearer token", n, r.Header.Get("Authorization"))
+		}
+		if r.URL.Path != "/api/v1/nodes" || r.URL.Query().Get("labelSelector") != "cloud.google.com/gke-nodepool=p" {
+			t.Errorf("request %d: %s %s, want the nodes of pool p", n, r.Method, r.URL)
+		}
+		code, body := answer(n)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	c := testClient(t, Cluster{Endpoint: srv.URL, CACertificateBase64: base64.StdEncoding.EncodeToString(ca), TokenSource: staticToken("tok")})
+	return c, &calls
+}
+
+const unavailable = `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"etcd is restarting","reason":"ServiceUnavailable","code":503}`
+
+// Passing failures (a 503 here) are retried until the hosts are there.
+func TestWaitRetriesServerErrors(t *testing.T) {
+	c, calls := fakeAPIServer(t, func(n int) (int, string) {
+		if n <= 2 {
+			return http.StatusServiceUnavailable, unavailable
+		}
+		return http.StatusOK, nodeListJSON
+	})
+	hosts, err := c.WaitForSliceHosts(testContext(t, 30*time.Second), "p", 2, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(hosts); len(got) != 2 || got[0] != "gke-c-p-h-0000" || got[1] != "gke-c-p-h-0001" {
+		t.Errorf("hosts = %v, want gke-c-p-h-0000, gke-c-p-h-0001", got)
+	}
+	if n := calls.Load(); n != 3 {
+		t.Errorf("%d requests, want 3 (two 503s, then the list)", n)
+	}
+}
+
+// When the API server keeps failing, the timeout says what the last check ran into.
+func TestWaitReportsLastError(t *testing.T) {
+	c, _ := fakeAPIServer(t, func(int) (int, string) { return http.StatusServiceUnavailable, unavailable })
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := c.WaitForSliceHosts(ctx, "p", 2, 10*time.Millisecond)
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error = %v, want a timeout", err)
+	}
+	for _, want := range []string{`node pool "p": hosts unknown after waiting`, "the last check failed", "etcd is restarting"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+}
+
+// A refusal (403) is not retried.
+func TestWaitStopsOnForbidden(t *testing.T) {
+	const forbidden = `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"nodes is forbidden: User \"me@example.com\" cannot list resource \"nodes\" in API group \"\" at the cluster scope","reason":"Forbidden","code":403}`
+	c, calls := fakeAPIServer(t, func(int) (int, string) { return http.StatusForbidden, forbidden })
+	_, err := c.WaitForSliceHosts(testContext(t, 30*time.Second), "p", 2, 10*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), `refused the request (403 Forbidden): nodes is forbidden: User "me@example.com" cannot list resource "nodes"`) {
+		t.Fatalf("error = %v, want the 403 with the API server's message", err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d requests, want 1: a 403 must not be retried", n)
+	}
+}
