@@ -238,6 +238,10 @@ func startAPIServer(ctx context.Context, cfg apiServerConfig) (*apiServer, error
 			"--endpoint-reconciler-type=none",
 			"--enable-priority-and-fairness=false",
 			"--profiling=false",
+			// Memory: the watch cache holds a copy of every object; without it (and with GOGC=50,
+			// set for every child) an apiserver with the KubeRay CRDs takes ~350 MB instead of
+			// ~650 MB, and starts as fast (~2.2 s).
+			"--watch-cache=false",
 		}
 		p, err := cfg.procs.start("kube-apiserver", cfg.bin, args, filepath.Join(cfg.dir, "kube-apiserver.log"))
 		if err != nil {
