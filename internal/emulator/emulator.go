@@ -1,14 +1,3 @@
-// Package emulator is a local GKE control plane for tests and the quickstart. It serves the
-// container v1 REST API (JSON as protojson of containerpb, paths as Google's clients send them)
-// closely enough that cloud.google.com/go/container/apiv1 and google.golang.org/api/container/v1
-// cannot tell it from GKE, runs mutations as operations that take time and can fail, validates TPU
-// node pools through internal/tpu, and backs every cluster with a real kube-apiserver (one shared
-// etcd per emulator) on which it registers the pools' nodes and, with the Ray Operator add-on, the
-// KubeRay CRDs.
-//
-// The GKE API is plain HTTP on loopback; each kube-apiserver is HTTPS on loopback with the
-// cluster's own CA. Every request needs "Authorization: Bearer <token>"; the same token is
-// cluster-admin on every kube-apiserver.
 package emulator
 
 import (
