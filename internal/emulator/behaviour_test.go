@@ -404,7 +404,7 @@ func TestClusterCreateDelete(t *testing.T) {
 	parent := "projects/raytpu-other/locations/us-east5"
 	op, err := d.Projects.Locations.Clusters.Create(parent, &gcontainer.CreateClusterRequest{Cluster: &gcontainer.Cluster{
 		Name: "life", InitialNodeCount: 1, NodeConfig: &gcontainer.NodeConfig{MachineType: "e2-standard-4"},
-		ReleaseChannel: &gcontainer.ReleaseChannel{Channel: "RAPID"},
+		ReleaseChannel: &gcontainer.ReleaseChannel{Channel: "EXTENDED"}, InitialClusterVersion: "1.30.0-gke.1167000",
 	}}).Do()
 	if err != nil {
 		t.Fatal(err)
@@ -427,13 +427,25 @@ func TestClusterCreateDelete(t *testing.T) {
 		t.Fatalf("create failed: %+v", op.Error)
 	}
 	cl, err = d.Projects.Locations.Clusters.Get(name).Do()
-	if err != nil || cl.Status != "RUNNING" || cl.CurrentMasterVersion != channelVersions[containerpb.ReleaseChannel_RAPID].def ||
+	if err != nil || cl.Status != "RUNNING" || cl.CurrentMasterVersion != "1.30.0-gke.1167000" ||
 		len(cl.NodePools) != 1 || cl.NodePools[0].Name != "default-pool" || len(cl.Locations) != 3 {
 		t.Fatalf("cluster: %+v %v", cl, err)
 	}
-	// The cluster upgrades and turns on the Ray add-on through UpdateCluster.
-	op2 := mustSucceed(t, c)(c.UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: name, Update: &containerpb.ClusterUpdate{
-		DesiredAddonsConfig: &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: true}}}}))
+	// The Ray add-on needs a newer cluster: the cluster upgrades, then turns it on.
+	enableRay := &containerpb.UpdateClusterRequest{Name: name, Update: &containerpb.ClusterUpdate{
+		DesiredAddonsConfig: &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: true}}}}
+	_, err = c.UpdateCluster(ctx, enableRay)
+	wantGoogleError(t, err, 400, "INVALID_ARGUMENT", "requires GKE version "+tpu.RayOperatorMinVersion.String())
+	_, err = c.UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: name, Update: &containerpb.ClusterUpdate{DesiredMasterVersion: "1.29"}})
+	wantGoogleError(t, err, 400, "INVALID_ARGUMENT", "downgrades are not supported")
+	up := mustSucceed(t, c)(c.UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: name, Update: &containerpb.ClusterUpdate{DesiredMasterVersion: "1.33"}}))
+	if up.OperationType != containerpb.Operation_UPGRADE_MASTER {
+		t.Fatalf("upgrade operation type %s", up.OperationType)
+	}
+	if got, _ := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: name}); got.GetCurrentMasterVersion() != "1.33.5-gke.1308000" {
+		t.Fatalf("version after upgrading to 1.33: %s", got.GetCurrentMasterVersion())
+	}
+	op2 := mustSucceed(t, c)(c.UpdateCluster(ctx, enableRay))
 	if op2.OperationType != containerpb.Operation_UPDATE_CLUSTER {
 		t.Fatalf("update operation type %s", op2.OperationType)
 	}

@@ -51,6 +51,23 @@ func TestMain(m *testing.M) {
 	}
 	testEmu = e
 	code := m.Run()
+	// Reset deletes every cluster and stops its kube-apiserver: only etcd is left.
+	if err := e.Reset(context.Background()); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: Reset: %v\n", err)
+		code = 1
+	}
+	left := 0
+	e.procs.mu.Lock()
+	for p := range e.procs.procs {
+		if !p.exited() {
+			left++
+		}
+	}
+	e.procs.mu.Unlock()
+	if left != 1 || len(e.st.clusters) != 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: after Reset %d processes and %d clusters are left, want etcd alone\n", left, len(e.st.clusters))
+		code = 1
+	}
 	if err := e.Close(); err != nil {
 		fmt.Fprintf(os.Stderr, "closing the emulator: %v\n", err)
 		code = 1
