@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -83,16 +84,27 @@ func startProcess(name, bin string, args []string, logPath string) (*process, er
 	// Two cores is the machine's size; GOGC=50 trades a little CPU for much less memory.
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=2", "GOGC=50")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, fmt.Errorf("starting %s: %w", name, err)
-	}
 	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	// Pdeathsig fires when the OS thread that forked the child ends, not the process: the fork
+	// happens on a thread locked to this goroutine, which lives as long as the child, so the child
+	// dies with the emulator and only then.
+	started := make(chan error, 1)
 	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
 		p.err = cmd.Wait()
 		logFile.Close()
 		close(p.done)
 	}()
+	if err := <-started; err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
 	return p, nil
 }
 
