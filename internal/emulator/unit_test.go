@@ -1,0 +1,108 @@
+package emulator
+
+import (
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+)
+
+func TestParseRoute(t *testing.T) {
+	p := "/v1/projects/p/locations/us-central2-b"
+	tests := []struct {
+		method, path, rpc string
+		name              resourceName
+	}{
+		{"GET", p + "/serverConfig", "GetServerConfig", resourceName{Project: "p", Location: "us-central2-b"}},
+		{"GET", p + "/clusters", "ListClusters", resourceName{Project: "p", Location: "us-central2-b"}},
+		{"POST", p + "/clusters", "CreateCluster", resourceName{Project: "p", Location: "us-central2-b"}},
+		{"PUT", p + "/clusters/c", "UpdateCluster", resourceName{Project: "p", Location: "us-central2-b", Cluster: "c"}},
+		{"POST", p + "/clusters/c:setAddons", "SetAddonsConfig", resourceName{Project: "p", Location: "us-central2-b", Cluster: "c"}},
+		{"DELETE", p + "/clusters/c/nodePools/n", "DeleteNodePool", resourceName{Project: "p", Location: "us-central2-b", Cluster: "c", NodePool: "n"}},
+		{"POST", p + "/clusters/c/nodePools/n:setSize", "SetNodePoolSize", resourceName{Project: "p", Location: "us-central2-b", Cluster: "c", NodePool: "n"}},
+		{"POST", p + "/operations/o:cancel", "CancelOperation", resourceName{Project: "p", Location: "us-central2-b", Operation: "o"}},
+		{"GET", "/v1/projects/p/locations/-/clusters", "ListClusters", resourceName{Project: "p", Location: "-"}},
+	}
+	for _, tc := range tests {
+		rt, err := parseRoute(tc.method, tc.path)
+		if err != nil || rt.rpc != tc.rpc || rt.name != tc.name {
+			t.Errorf("%s %s: got %+v %v, want %s %+v", tc.method, tc.path, rt, err, tc.rpc, tc.name)
+		}
+	}
+	for _, bad := range []struct{ method, path string }{
+		{"GET", "/v1/projects/p"}, {"PATCH", p + "/clusters/c"}, {"GET", p + "/clusters/c/nodePools/n/x"},
+		{"GET", "/v1/projects//locations/l/clusters"}, {"POST", p + "/clusters/c:setLabels"},
+	} {
+		if _, err := parseRoute(bad.method, bad.path); err == nil {
+			t.Errorf("%s %s: routed", bad.method, bad.path)
+		}
+	}
+	if _, err := parseRoute("POST", p+"/clusters/c:setLabels"); err.Code != codes.Unimplemented {
+		t.Errorf("an unmodelled custom method: %v", err)
+	}
+}
+
+func TestResolveVersion(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", defaultVersion}, {"-", defaultVersion}, {"latest", gkeVersions[0]},
+		{"1.34", "1.34.1-gke.1829001"}, {"1.34.0", "1.34.0-gke.2201000"}, {"1.31.2-gke.1115000", "1.31.2-gke.1115000"},
+	}
+	for _, tc := range tests {
+		if got, ok := resolveVersion(tc.in, defaultVersion); !ok || got != tc.want {
+			t.Errorf("resolveVersion(%q) = %q %v, want %q", tc.in, got, ok, tc.want)
+		}
+	}
+	for _, bad := range []string{"1.99", "1.34.9", "1.34.0-gke.1", "v1.34", "banana"} {
+		if got, ok := resolveVersion(bad, defaultVersion); ok {
+			t.Errorf("resolveVersion(%q) = %q, want unsupported", bad, got)
+		}
+	}
+	for i := 1; i < len(gkeVersions); i++ {
+		if !versionLess(gkeVersions[i], gkeVersions[i-1]) {
+			t.Errorf("gkeVersions not newest first at %s", gkeVersions[i])
+		}
+	}
+}
+
+func TestNodeNames(t *testing.T) {
+	prefix := nodeNamePrefix("a-very-long-cluster-name-indeed-40-chars", "a-very-long-pool-name-that-goes-on-and-on", "uid")
+	for _, w := range []int{0, 7, 2303} {
+		name := nodeName(prefix, w)
+		if len(name) > 63 {
+			t.Fatalf("%q is longer than a DNS label", name)
+		}
+		if got, ok := WorkerIndex(name); !ok || got != w {
+			t.Fatalf("WorkerIndex(%q) = %d %v, want %d", name, got, ok, w)
+		}
+	}
+	if nodeName(prefix, 2) > nodeName(prefix, 10) {
+		t.Fatal("names do not sort in worker order")
+	}
+	if nodeNamePrefix("c", "p", "uid1") == nodeNamePrefix("c", "p", "uid2") {
+		t.Fatal("two pools of the same name share node names")
+	}
+	if _, ok := WorkerIndex("kind-worker"); ok {
+		t.Fatal("a foreign node name parsed")
+	}
+}
+
+func TestStatusNames(t *testing.T) {
+	for c, want := range map[codes.Code]string{
+		codes.FailedPrecondition: "FAILED_PRECONDITION", codes.Canceled: "CANCELLED", codes.NotFound: "NOT_FOUND",
+		codes.ResourceExhausted: "RESOURCE_EXHAUSTED", codes.InvalidArgument: "INVALID_ARGUMENT",
+	} {
+		if got := statusName(c); got != want {
+			t.Errorf("statusName(%s) = %s", c, got)
+		}
+		if back, ok := parseStatusName(want); !ok || back != c {
+			t.Errorf("parseStatusName(%s) = %s", want, back)
+		}
+	}
+	if _, ok := parseStatusName("NOT_A_CODE"); ok {
+		t.Error("unknown code parsed")
+	}
+	e := newError(codes.AlreadyExists, "x").body()
+	if e.Error.Code != 409 || e.Error.Status != "ALREADY_EXISTS" || !strings.Contains(e.Error.Details[0]["@type"].(string), "RequestInfo") {
+		t.Errorf("error body %+v", e)
+	}
+}
