@@ -102,7 +102,8 @@ func TestStatusNames(t *testing.T) {
 		t.Error("unknown code parsed")
 	}
 	e := newError(codes.AlreadyExists, "x").body()
-	if e.Error.Code != 409 || e.Error.Status != "ALREADY_EXISTS" || !strings.Contains(e.Error.Details[0]["@type"].(string), "RequestInfo") {
+	detail, _ := e.Error.Details[0]["@type"].(string)
+	if e.Error.Code != 409 || e.Error.Status != "ALREADY_EXISTS" || !strings.Contains(detail, "RequestInfo") {
 		t.Errorf("error body %+v", e)
 	}
 }
