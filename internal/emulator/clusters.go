@@ -427,15 +427,28 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 		if !current {
 			return
 		}
-		var err error
-		if want {
-			err = e.installRayCRDs(ctx, c)
-		} else {
-			err = e.removeRayCRDs(ctx, c)
-		}
-		if err != nil {
-			e.logf("cluster %s: KubeRay CRDs: %v", c.Key, err)
-			return
+		// Retried until it succeeds or a newer add-on change supersedes it: GKE keeps
+		// reconciling an enabled add-on, it does not give up after one failure.
+		for {
+			var err error
+			if want {
+				err = e.installRayCRDs(ctx, c)
+			} else {
+				err = e.removeRayCRDs(ctx, c)
+			}
+			if err == nil {
+				break
+			}
+			e.logf("cluster %s: KubeRay CRDs: %v (retrying)", c.Key, err)
+			if !sleepCtx(ctx, time.Second) {
+				return
+			}
+			e.mu.Lock()
+			current := c.rayGen == gen
+			e.mu.Unlock()
+			if !current {
+				return
+			}
 		}
 		e.mu.Lock()
 		if c.rayGen == gen {

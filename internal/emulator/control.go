@@ -284,6 +284,9 @@ func (e *Emulator) Reset(ctx context.Context) error {
 		}
 	}
 	clusters := e.st.allClusters()
+	for _, c := range clusters {
+		c.rayGen++ // ends any pending or retrying CRD change
+	}
 	e.st = newState()
 	e.ctl.mu.Lock()
 	e.ctl.resetLocked()

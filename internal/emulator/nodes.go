@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	corev1 "k8s.io/api/core/v1"
@@ -364,13 +365,33 @@ func (e *Emulator) installRayCRDs(ctx context.Context, c *cluster) error {
 		return err
 	}
 	for _, crd := range crds {
-		_, err := dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating CRD %s: %w", crd.GetName(), err)
+		for {
+			_, err := dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{})
+			if err == nil {
+				break
+			}
+			if !apierrors.IsAlreadyExists(err) {
+				return fmt.Errorf("creating CRD %s: %w", crd.GetName(), err)
+			}
+			// A CRD removed a moment ago may still be terminating: wait for it to go, then create
+			// it again, or the add-on would end up enabled without its CRDs.
+			existing, err := dyn.Resource(crdGVR).Get(ctx, crd.GetName(), metav1.GetOptions{})
+			if err == nil && existing.GetDeletionTimestamp() == nil {
+				break
+			}
+			if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("reading CRD %s: %w", crd.GetName(), err)
+			}
+			if !sleepCtx(ctx, crdPollInterval) {
+				return ctx.Err()
+			}
 		}
 	}
 	return nil
 }
+
+// crdPollInterval spaces the reads of a CRD that is being deleted.
+const crdPollInterval = 100 * time.Millisecond
 
 // removeRayCRDs deletes the KubeRay CRDs (and with them every Ray object).
 func (e *Emulator) removeRayCRDs(ctx context.Context, c *cluster) error {
@@ -386,6 +407,21 @@ func (e *Emulator) removeRayCRDs(ctx context.Context, c *cluster) error {
 		err := dyn.Resource(crdGVR).Delete(ctx, crd.GetName(), metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting CRD %s: %w", crd.GetName(), err)
+		}
+	}
+	// Removal is done when the CRDs are gone, not when their deletion starts.
+	for _, crd := range crds {
+		for {
+			_, err := dyn.Resource(crdGVR).Get(ctx, crd.GetName(), metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("reading CRD %s: %w", crd.GetName(), err)
+			}
+			if !sleepCtx(ctx, crdPollInterval) {
+				return ctx.Err()
+			}
 		}
 	}
 	return nil

@@ -93,7 +93,8 @@ func TestCancelOperation(t *testing.T) {
 	mustSucceed(t, c)(c.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: cluster + "/nodePools/cancelled"}))
 }
 
-// TestRayAddonToggle turns the add-on off and on again on a cluster: the CRDs go and come back.
+// TestRayAddonToggle turns the add-on off and on again on a cluster: the CRDs go and come back,
+// also when it is turned on again while the CRDs are still being deleted.
 func TestRayAddonToggle(t *testing.T) {
 	cluster := sharedCluster(t)
 	c := restClient(t, testEmu.Token())
@@ -104,11 +105,16 @@ func TestRayAddonToggle(t *testing.T) {
 	}
 	_, dyn := kubeFor(t, cl)
 	waitRayClusterServed(t, dyn)
-	op := mustSucceed(t, c)(c.SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{Name: cluster, AddonsConfig: &containerpb.AddonsConfig{
-		RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: false}}}))
-	if op.OperationType != containerpb.Operation_UPDATE_CLUSTER {
+	setRay := func(on bool) *containerpb.Operation {
+		return mustSucceed(t, c)(c.SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{Name: cluster, AddonsConfig: &containerpb.AddonsConfig{
+			RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: on}}}))
+	}
+	if op := setRay(false); op.OperationType != containerpb.Operation_UPDATE_CLUSTER {
 		t.Fatalf("setAddons operation type %s", op.OperationType)
 	}
+	setRay(true)
+	waitRayClusterServed(t, dyn)
+	setRay(false)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		_, err := dyn.Resource(crdGVR).Get(ctx, "rayclusters.ray.io", metav1.GetOptions{})
@@ -120,7 +126,6 @@ func TestRayAddonToggle(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	mustSucceed(t, c)(c.SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{Name: cluster, AddonsConfig: &containerpb.AddonsConfig{
-		RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: true}}}))
+	setRay(true)
 	waitRayClusterServed(t, dyn)
 }
