@@ -78,6 +78,13 @@ func waitRayClusterServed(t *testing.T, dyn dynamic.Interface) {
 			return
 		}
 		if time.Now().After(deadline) {
+			crd, gerr := dyn.Resource(crdGVR).Get(testCtx(t), "rayclusters.ray.io", metav1.GetOptions{})
+			if gerr == nil {
+				st, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+				t.Logf("CRD deletionTimestamp %v finalizers %v conditions %v", crd.GetDeletionTimestamp(), crd.GetFinalizers(), st)
+			} else {
+				t.Logf("CRD: %v", gerr)
+			}
 			t.Fatalf("RayCluster not served after 30 s: %v", err)
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -3,6 +3,7 @@ package emulator
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -402,14 +403,21 @@ func (e *Emulator) reconcileCluster(n resourceName, plan func(*cluster) (func(),
 }
 
 // scheduleRayLocked makes the cluster's KubeRay CRDs follow the Ray Operator add-on: created
-// RayCRDDelay after it is enabled, removed when it is disabled.
+// RayCRDDelay after it is enabled, removed when it is disabled. A change supersedes any change
+// still in flight (including its waits), so quick toggles end in the last state asked for.
 func (e *Emulator) scheduleRayLocked(c *cluster) {
 	want := c.rayEnabled() && c.PB.Status != containerpb.Cluster_ERROR
-	if want == c.RayCRDs {
+	if want == c.rayTarget {
 		return
 	}
+	c.rayTarget = want
 	c.rayGen++
 	gen := c.rayGen
+	current := func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return c.rayGen == gen
+	}
 	delay := e.opts.RayCRDDelay
 	if delay == 0 {
 		delay = DefaultRayCRDDelay
@@ -418,13 +426,7 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 		delay = 0
 	}
 	e.goBackground(func(ctx context.Context) {
-		if !sleepCtx(ctx, delay) {
-			return
-		}
-		e.mu.Lock()
-		current := c.rayGen == gen
-		e.mu.Unlock()
-		if !current {
+		if !sleepCtx(ctx, delay) || !current() {
 			return
 		}
 		// Retried until it succeeds or a newer add-on change supersedes it: GKE keeps
@@ -432,21 +434,18 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 		for {
 			var err error
 			if want {
-				err = e.installRayCRDs(ctx, c)
+				err = e.installRayCRDs(ctx, c, current)
 			} else {
-				err = e.removeRayCRDs(ctx, c)
+				err = e.removeRayCRDs(ctx, c, current)
 			}
 			if err == nil {
 				break
 			}
-			e.logf("cluster %s: KubeRay CRDs: %v (retrying)", c.Key, err)
-			if !sleepCtx(ctx, time.Second) {
+			if errors.Is(err, errSuperseded) {
 				return
 			}
-			e.mu.Lock()
-			current := c.rayGen == gen
-			e.mu.Unlock()
-			if !current {
+			e.logf("cluster %s: KubeRay CRDs: %v (retrying)", c.Key, err)
+			if !sleepCtx(ctx, time.Second) || !current() {
 				return
 			}
 		}

@@ -34,10 +34,14 @@ const (
 )
 
 func testOptions() Options {
-	return Options{
+	o := Options{
 		DefaultLatency: 100 * time.Millisecond,
 		RayCRDDelay:    300 * time.Millisecond,
 	}
+	if os.Getenv("RAYTPU_EMULATOR_LOG") != "" {
+		o.Logf = func(f string, a ...any) { fmt.Fprintf(os.Stderr, "emulator: "+f+"\n", a...) }
+	}
+	return o
 }
 
 func TestMain(m *testing.M) {

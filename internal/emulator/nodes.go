@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -354,8 +355,12 @@ func (e *Emulator) loadRayCRDs() ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// installRayCRDs creates the KubeRay CRDs (what GKE's Ray Operator add-on installs).
-func (e *Emulator) installRayCRDs(ctx context.Context, c *cluster) error {
+// errSuperseded ends a CRD change that a newer add-on change replaced.
+var errSuperseded = errors.New("superseded by a newer add-on change")
+
+// installRayCRDs creates the KubeRay CRDs (what GKE's Ray Operator add-on installs). It gives up
+// with errSuperseded once current reports a newer add-on change.
+func (e *Emulator) installRayCRDs(ctx context.Context, c *cluster, current func() bool) error {
 	_, dyn := c.clients()
 	if dyn == nil {
 		return fmt.Errorf("the cluster's kube-apiserver is not running")
@@ -385,6 +390,9 @@ func (e *Emulator) installRayCRDs(ctx context.Context, c *cluster) error {
 			if !sleepCtx(ctx, crdPollInterval) {
 				return ctx.Err()
 			}
+			if !current() {
+				return errSuperseded
+			}
 		}
 	}
 	return nil
@@ -393,8 +401,9 @@ func (e *Emulator) installRayCRDs(ctx context.Context, c *cluster) error {
 // crdPollInterval spaces the reads of a CRD that is being deleted.
 const crdPollInterval = 100 * time.Millisecond
 
-// removeRayCRDs deletes the KubeRay CRDs (and with them every Ray object).
-func (e *Emulator) removeRayCRDs(ctx context.Context, c *cluster) error {
+// removeRayCRDs deletes the KubeRay CRDs (and with them every Ray object) and waits until they
+// are gone, or until current reports a newer add-on change (errSuperseded).
+func (e *Emulator) removeRayCRDs(ctx context.Context, c *cluster, current func() bool) error {
 	_, dyn := c.clients()
 	if dyn == nil {
 		return nil
@@ -421,6 +430,9 @@ func (e *Emulator) removeRayCRDs(ctx context.Context, c *cluster) error {
 			}
 			if !sleepCtx(ctx, crdPollInterval) {
 				return ctx.Err()
+			}
+			if !current() {
+				return errSuperseded
 			}
 		}
 	}

@@ -184,7 +184,7 @@ func (e *Emulator) restore(ctx context.Context) error {
 				specs = append(specs, nodesSpecLocked(c, p))
 			}
 		}
-		c.RayCRDs = false // re-created (idempotently) below when the add-on is on
+		c.RayCRDs, c.rayTarget = false, false // re-created (idempotently) below when the add-on is on
 		e.scheduleRayLocked(c)
 		e.mu.Unlock()
 		for _, s := range specs {

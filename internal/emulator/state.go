@@ -56,6 +56,8 @@ type cluster struct {
 	kube  kubernetes.Interface
 	dyn   dynamic.Interface
 
+	// rayTarget is the state of the KubeRay CRDs the last add-on change asked for.
+	rayTarget bool
 	// rayGen increases with every add-on change, so a delayed CRD install that was overtaken by a
 	// later change does nothing.
 	rayGen int
