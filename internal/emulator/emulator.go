@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,9 +95,6 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 		return nil, err
 	}
 	e := &Emulator{opts: opts, token: opts.Token, bins: bins, procs: newProcGroup()}
-	if e.token == "" {
-		e.token = randomToken()
-	}
 	if opts.StateDir != "" {
 		if e.workDir, err = filepath.Abs(opts.StateDir); err != nil {
 			return nil, err
@@ -112,6 +110,11 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 			return nil, err
 		}
 	}
+	if e.token == "" {
+		if e.token, err = e.loadOrNewToken(); err != nil {
+			return nil, err
+		}
+	}
 	e.bgCtx, e.stop = context.WithCancel(context.Background())
 	e.ctl = newControlState(opts)
 	e.st = newState()
@@ -120,7 +123,7 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 		e.Close()
 		return nil, err
 	}
-	if e.listener, err = net.Listen("tcp", opts.Addr); err != nil {
+	if e.listener, err = e.listen(opts.Addr); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("emulator: listen: %w", err)
 	}
@@ -196,6 +199,42 @@ func (e *Emulator) goBackground(f func(ctx context.Context)) {
 		defer e.bg.Done()
 		f(e.bgCtx)
 	}()
+}
+
+// listen binds addr; with a state folder and port 0 it first tries the address of the previous
+// run, so a restarted emulator keeps its endpoint when it can.
+func (e *Emulator) listen(addr string) (net.Listener, error) {
+	if e.opts.StateDir != "" && strings.HasSuffix(addr, ":0") {
+		if prev, err := os.ReadFile(filepath.Join(e.workDir, addressFile)); err == nil {
+			if l, err := net.Listen("tcp", strings.TrimSpace(string(prev))); err == nil {
+				return l, nil
+			}
+		}
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if e.opts.StateDir != "" {
+		if err := os.WriteFile(filepath.Join(e.workDir, addressFile), []byte(l.Addr().String()+"\n"), 0o600); err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// loadOrNewToken returns a random token, the same one across restarts of a stateful emulator.
+func (e *Emulator) loadOrNewToken() (string, error) {
+	if e.opts.StateDir == "" {
+		return randomToken(), nil
+	}
+	path := filepath.Join(e.workDir, tokenFile)
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return strings.TrimSpace(string(b)), nil
+	}
+	t := randomToken()
+	return t, os.WriteFile(path, []byte(t+"\n"), 0o600)
 }
 
 func checkLoopback(addr string) error {

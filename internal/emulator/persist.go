@@ -18,6 +18,13 @@ import (
 // material, token file and kube-apiserver log).
 const stateFile = "state.json"
 
+// Also in the state folder: the generated token (when Options.Token is empty) and the last listen
+// address (reused when Options.Addr asks for any port), so a restart keeps both.
+const (
+	tokenFile   = "token"
+	addressFile = "address"
+)
+
 type savedState struct {
 	Clusters   []savedCluster   `json:"clusters"`
 	Operations []savedOperation `json:"operations"`

@@ -5,7 +5,8 @@
 //	export GOOGLE_OAUTH_ACCESS_TOKEN=<the token it accepts>
 //
 // and serves until SIGINT or SIGTERM, when it stops every kube-apiserver and etcd it started.
-// With -state-dir, clusters and node pools (and the objects in the clusters) survive a restart.
+// With -state-dir, clusters and node pools (and the objects in the clusters) survive a restart,
+// and so do the generated token and the listen address, so the export lines stay valid.
 package main
 
 import (

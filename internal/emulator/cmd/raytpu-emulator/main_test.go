@@ -149,7 +149,18 @@ func TestStandaloneKeepsStateAcrossRestarts(t *testing.T) {
 		t.Fatalf("kube-apiserver still listening on %s", before.Endpoint)
 	}
 
-	endpoint, token, _ = standalone(t, args...)
+	// Without -token and -listen the second run keeps the generated token and the endpoint; the
+	// first run here gave a token, so check the generated one on a third run.
+	endpoint2, token2, stop2 := standalone(t, "-state-dir", state, "-latency", "100ms")
+	if token2 == "standalone-token" || endpoint2 != endpoint {
+		t.Fatalf("restart: endpoint %s (was %s), token %s", endpoint2, endpoint, token2)
+	}
+	stop2()
+	endpoint3, token3, _ := standalone(t, "-state-dir", state, "-latency", "100ms")
+	if token3 != token2 || endpoint3 != endpoint {
+		t.Fatalf("second restart: endpoint %s, token %s (was %s)", endpoint3, token3, token2)
+	}
+	endpoint, token = endpoint3, token3
 	c = client(t, endpoint, token)
 	after, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: parent + "/clusters/keep"})
 	if err != nil {
