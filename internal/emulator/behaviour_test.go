@@ -477,3 +477,35 @@ func clusterStatus(c *gcontainer.Cluster) string {
 	}
 	return c.Status
 }
+
+// TestClusterWithTPUPoolStockout creates a cluster whose TPU pool does not fit its zone: the
+// operation ends with GCE_STOCKOUT, the cluster and the pool in ERROR, and the cluster can be
+// deleted.
+func TestClusterWithTPUPoolStockout(t *testing.T) {
+	c := restClient(t, testEmu.Token())
+	ctx := testCtx(t)
+	t.Cleanup(func() { resetControl(t) })
+	const zone = "europe-west4-a"
+	parent := "projects/" + testProject + "/locations/" + zone
+	if err := testEmu.SetCapacity(ctx, Capacity{Zone: zone, Generation: "v5e", Chips: 0}); err != nil {
+		t.Fatal(err)
+	}
+	op, err := c.CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: parent, Cluster: &containerpb.Cluster{
+		Name: "stockout", NodePools: []*containerpb.NodePool{tpuPool("v5e", "ct5lp-hightpu-4t", 4, compact("4x4"))},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, _ := waitOp(t, c, op)
+	if done.Error == nil || !strings.Contains(done.Error.Message, "does not have enough resources") {
+		t.Fatalf("want a stockout, got %v", done.Error)
+	}
+	name := parent + "/clusters/stockout"
+	cl, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: name})
+	if err != nil || cl.Status != containerpb.Cluster_ERROR || cl.NodePools[0].Status != containerpb.NodePool_ERROR {
+		t.Fatalf("cluster after a stockout: %v %v", cl, err)
+	}
+	_, err = c.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: name, NodePool: tpuPool("more", "e2-standard-4", 1, nil)})
+	wantGoogleError(t, err, 400, "FAILED_PRECONDITION", "ERROR")
+	mustSucceed(t, c)(c.DeleteCluster(ctx, &containerpb.DeleteClusterRequest{Name: name}))
+}
