@@ -38,15 +38,68 @@ func (p *raytpuProvider) Metadata(_ context.Context, _ provider.MetadataRequest,
 func (p *raytpuProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "raytpu creates GKE clusters with the Ray Operator add-on and TPU slices " +
-			"(one GKE node pool each), validated at plan time, with outputs that Ray and KubeRay consume directly.",
+			"(one GKE node pool each), validated at plan time, with outputs that Ray and KubeRay consume directly. " +
+			"It authenticates like every Google provider; `raytpu_topology` needs no credentials at all.",
+		Attributes: map[string]schema.Attribute{
+			"project": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Default project of resources. Falls back to `GOOGLE_PROJECT`, then `GOOGLE_CLOUD_PROJECT`.",
+			},
+			"location": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Default location (zone or region) of resources. Falls back to `GOOGLE_ZONE`, then `GOOGLE_REGION`.",
+			},
+			"credentials": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				MarkdownDescription: "Path or JSON content of a Google credentials file (service account key, authorized user, " +
+					"workload identity federation). Falls back to `GOOGLE_CREDENTIALS`. Conflicts with `access_token`. Without " +
+					"either, Application Default Credentials are used (`GOOGLE_APPLICATION_CREDENTIALS`, gcloud, metadata server).",
+			},
+			"access_token": schema.StringAttribute{
+				Optional:            true,
+				Sensitive:           true,
+				MarkdownDescription: "An OAuth2 access token. Falls back to `GOOGLE_OAUTH_ACCESS_TOKEN`. Conflicts with `credentials`.",
+			},
+			"impersonate_service_account": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Email of a service account whose tokens raytpu uses, obtained with the credentials above. " +
+					"Falls back to `GOOGLE_IMPERSONATE_SERVICE_ACCOUNT`.",
+			},
+			"container_endpoint": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Base URL of the GKE API, for a private endpoint or a local emulator. Falls back to " +
+					"`RAYTPU_CONTAINER_ENDPOINT`. Must be `https://`, or `http://` on a loopback address.",
+			},
+			"operation_poll_interval": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Longest wait between two reads of a running GKE operation, as a Go duration such as " +
+					"`10s` (the default). Polls start at one second and grow to this bound.",
+			},
+		},
 	}
 }
 
-func (p *raytpuProvider) Configure(_ context.Context, _ provider.ConfigureRequest, _ *provider.ConfigureResponse) {
+func (p *raytpuProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var config providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	data, diags := newProviderData(ctx, config, p.version)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.ResourceData = data
+	resp.DataSourceData = data
 }
 
 func (p *raytpuProvider) Resources(_ context.Context) []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{
+		NewClusterResource,
+		NewRayOperatorResource,
+	}
 }
 
 func (p *raytpuProvider) DataSources(_ context.Context) []func() datasource.DataSource {

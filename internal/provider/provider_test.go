@@ -1,14 +1,17 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/acctest"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
 )
 
 // testAccProtoV6ProviderFactories runs the provider in-process for the CLI under test.
@@ -16,12 +19,51 @@ var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServe
 	"raytpu": providerserver.NewProtocol6WithError(New("test")()),
 }
 
+// testEmulator is the GKE emulator every acceptance test of the package talks to.
+var testEmulator *emulator.Emulator
+
+const (
+	testProject  = "raytpu-acc"
+	testLocation = "us-central2-b"
+)
+
 func TestMain(m *testing.M) {
+	os.Exit(runAcceptanceTests(m))
+}
+
+func runAcceptanceTests(m *testing.M) int {
 	cli, err := acctest.ConfigureCLI()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
-		os.Exit(1)
+		return 1
 	}
 	fmt.Fprintf(os.Stderr, "acceptance tests run %s %s (%s)\n", cli.Name, cli.Version, cli.Path)
-	os.Exit(m.Run())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := emulator.Start(ctx, emulator.Options{DefaultLatency: 200 * time.Millisecond, RayCRDDelay: 500 * time.Millisecond, Logf: emulatorLog})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: starting the GKE emulator: %v\n(run `make tools` to build kube-apiserver and etcd)\n", err)
+		return 1
+	}
+	defer e.Close()
+	testEmulator = e
+	return m.Run()
+}
+
+// emulatorLog shows the emulator's own account of problems next to the test output.
+func emulatorLog(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "emulator: "+format+"\n", args...)
+}
+
+// testAccProviderConfig points the provider at the emulator.
+func testAccProviderConfig() string {
+	return fmt.Sprintf(`
+provider "raytpu" {
+  project                 = %q
+  location                = %q
+  container_endpoint      = %q
+  access_token            = %q
+  operation_poll_interval = "250ms"
+}
+`, testProject, testLocation, testEmulator.Endpoint(), testEmulator.Token())
 }

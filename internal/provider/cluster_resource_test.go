@@ -1,0 +1,217 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"golang.org/x/oauth2"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
+)
+
+func testAccClusterConfig(name, extra string) string {
+	return testAccProviderConfig() + fmt.Sprintf(`
+resource "raytpu_cluster" "test" {
+  name                = %q
+  deletion_protection = false
+%s
+}
+`, name, extra)
+}
+
+func TestAccCluster_lifecycle(t *testing.T) {
+	t.Parallel()
+	name := "acc-lifecycle"
+	id := fmt.Sprintf("projects/%s/locations/%s/clusters/%s", testProject, testLocation, name)
+	sameID := statecheck.CompareValue(compare.ValuesSame())
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					// Two transient failures of the create call are retried, not reported.
+					if _, err := testEmulator.InjectFault(context.Background(), emulator.Fault{
+						RPC: "CreateCluster", Path: name, Status: "UNAVAILABLE", Message: "try again", Times: 2,
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: testAccClusterConfig(name, `resource_labels = { team = "ml" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("id"), knownvalue.StringExact(id)),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameID.AddStateValue("raytpu_cluster.test", tfjsonpath.New("id")),
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("status"), knownvalue.StringExact("RUNNING")),
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("endpoint"), knownvalue.StringRegexp(regexp.MustCompile(`^127\.0\.0\.1:\d+$`))),
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("ca_certificate"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("release_channel"), knownvalue.StringExact("REGULAR")),
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("kuberay"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"ready": knownvalue.Bool(true),
+						"crds": knownvalue.ListExact([]knownvalue.Check{
+							knownvalue.StringExact("rayclusters.ray.io"),
+							knownvalue.StringExact("rayjobs.ray.io"),
+							knownvalue.StringExact("rayservices.ray.io"),
+						}),
+					})),
+				},
+			},
+			{
+				ResourceName:            "raytpu_cluster.test",
+				ImportState:             true,
+				ImportStateId:           testLocation + "/" + name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"deletion_protection"},
+			},
+			{
+				Config: testAccClusterConfig(name, `resource_labels = { team = "ml" }
+  release_channel = "RAPID"
+  ray_operator    = { logging = true, monitoring = true }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("raytpu_cluster.test", plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameID.AddStateValue("raytpu_cluster.test", tfjsonpath.New("id")),
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("ray_operator"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"logging": knownvalue.Bool(true), "monitoring": knownvalue.Bool(true),
+					})),
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("release_channel"), knownvalue.StringExact("RAPID")),
+				},
+			},
+			{
+				Config: testAccClusterConfig(name, `resource_labels = { team = "ml" }
+  release_channel = "RAPID"
+  ray_operator    = { logging = true, monitoring = true }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+func TestAccCluster_planTimeErrors(t *testing.T) {
+	t.Parallel()
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      testAccClusterConfig("Bad_Name", ""),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Attribute name must be 1 to 40 characters of lower-case letters`),
+			},
+			{
+				Config:      testAccClusterConfig("old", `min_master_version = "1.29"`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)GKE Version Too Old for Ray.*1\.30\.0-gke\.1747000`),
+			},
+			{
+				Config:      testAccClusterConfig("channel", `release_channel = "NIGHTLY"`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)release_channel value must be one of`),
+			},
+		},
+	})
+}
+
+func TestAccCluster_deletionProtection(t *testing.T) {
+	t.Parallel()
+	protected := testAccProviderConfig() + `
+resource "raytpu_cluster" "test" {
+  name = "acc-protected"
+}
+`
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: protected},
+			{
+				Config:      protected,
+				Destroy:     true,
+				ExpectError: regexp.MustCompile(`(?s)Cluster Deletion Protected.*deletion_protection = false`),
+			},
+			{Config: testAccClusterConfig("acc-protected", "")},
+		},
+	})
+}
+
+func TestAccCluster_disappears(t *testing.T) {
+	t.Parallel()
+	name := "acc-disappears"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: testAccClusterConfig(name, "")},
+			{
+				PreConfig: func() { deleteClusterOutOfBand(t, name) },
+				Config:    testAccClusterConfig(name, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("raytpu_cluster.test", plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("status"), knownvalue.StringExact("RUNNING")),
+				},
+			},
+		},
+	})
+}
+
+func TestAccCluster_operationErrorKeepsTheClusterInState(t *testing.T) {
+	t.Parallel()
+	name := "acc-operr"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					if err := testEmulator.FailNextOperation(context.Background(), emulator.OperationFault{
+						OperationType: "CREATE_CLUSTER", Target: name, Status: "INTERNAL", Message: "control plane failed to start",
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      testAccClusterConfig(name, ""),
+				ExpectError: regexp.MustCompile(`(?s)waiting for raytpu_cluster.*acc-operr.*control plane failed to start`),
+			},
+			{
+				// The failed cluster is in state, tainted: the next apply replaces it.
+				Config: testAccClusterConfig(name, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("raytpu_cluster.test", plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("status"), knownvalue.StringExact("RUNNING")),
+				},
+			},
+		},
+	})
+}
+
+// deleteClusterOutOfBand deletes a cluster behind Terraform's back, as another tool would.
+func deleteClusterOutOfBand(t *testing.T, name string) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := gke.New(ctx, gke.Config{
+		Endpoint:    testEmulator.Endpoint(),
+		TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmulator.Token()}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id := gke.ClusterID{Project: testProject, Location: testLocation, Name: name}
+	op, err := c.DeleteCluster(ctx, id)
+	if err == nil {
+		err = c.WaitForOperation(ctx, id, op)
+	}
+	if err != nil {
+		t.Fatalf("deleting %s out of band: %v", id, err)
+	}
+}

@@ -1,0 +1,162 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"golang.org/x/oauth2"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
+)
+
+// testGKEClient is a GKE client on the emulator, for arranging and checking what Terraform sees.
+func testGKEClient(t *testing.T) *gke.Client {
+	t.Helper()
+	c, err := gke.New(context.Background(), gke.Config{
+		Endpoint:    testEmulator.Endpoint(),
+		TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmulator.Token()}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// createClusterOutOfBand creates a plain cluster, as another tool would, and returns its id.
+func createClusterOutOfBand(t *testing.T, name, version string) gke.ClusterID {
+	t.Helper()
+	ctx := context.Background()
+	c := testGKEClient(t)
+	id := gke.ClusterID{Project: testProject, Location: testLocation, Name: name}
+	op, err := c.CreateCluster(ctx, id, &containerpb.Cluster{Name: name, InitialNodeCount: 1, InitialClusterVersion: version})
+	if err == nil {
+		err = c.WaitForOperation(ctx, id, op)
+	}
+	if err != nil {
+		t.Fatalf("creating %s: %v", id, err)
+	}
+	t.Cleanup(func() {
+		if op, err := c.DeleteCluster(ctx, id); err == nil {
+			_ = c.WaitForOperation(ctx, id, op)
+		}
+	})
+	return id
+}
+
+// setRayAddonOutOfBand turns the add-on on or off behind Terraform's back.
+func setRayAddonOutOfBand(t *testing.T, id gke.ClusterID, enabled bool) {
+	t.Helper()
+	ctx := context.Background()
+	c := testGKEClient(t)
+	op, err := c.SetAddons(ctx, id, &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: enabled}})
+	if err == nil {
+		err = c.WaitForOperation(ctx, id, op)
+	}
+	if err != nil {
+		t.Fatalf("setting the Ray add-on of %s: %v", id, err)
+	}
+}
+
+func rayAddonEnabled(id gke.ClusterID, want bool) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		c, err := gke.New(context.Background(), gke.Config{
+			Endpoint:    testEmulator.Endpoint(),
+			TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmulator.Token()}),
+		})
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		cluster, err := c.GetCluster(context.Background(), id)
+		if err != nil {
+			return err
+		}
+		if got := cluster.GetAddonsConfig().GetRayOperatorConfig().GetEnabled(); got != want {
+			return fmt.Errorf("Ray Operator add-on of %s enabled = %v, want %v", id, got, want)
+		}
+		return nil
+	}
+}
+
+func testAccRayOperatorConfig(cluster, settings string) string {
+	return testAccProviderConfig() + fmt.Sprintf(`
+resource "raytpu_ray_operator" "test" {
+  cluster = %q
+%s
+}
+`, cluster, settings)
+}
+
+func TestAccRayOperator_lifecycle(t *testing.T) {
+	t.Parallel()
+	id := createClusterOutOfBand(t, "acc-byo", "")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             rayAddonEnabled(id, false),
+		Steps: []resource.TestStep{
+			{
+				Config: testAccRayOperatorConfig(id.String(), "logging = true"),
+				Check:  rayAddonEnabled(id, true),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("raytpu_ray_operator.test", tfjsonpath.New("id"), knownvalue.StringExact(id.String())),
+					statecheck.ExpectKnownValue("raytpu_ray_operator.test", tfjsonpath.New("kuberay").AtMapKey("ready"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue("raytpu_ray_operator.test", tfjsonpath.New("kuberay").AtMapKey("crds"), knownvalue.ListSizeExact(3)),
+				},
+			},
+			{
+				ResourceName:      "raytpu_ray_operator.test",
+				ImportState:       true,
+				ImportStateId:     id.String(),
+				ImportStateVerify: true,
+			},
+			{
+				Config: testAccRayOperatorConfig(id.String(), "logging = false\n  monitoring = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("raytpu_ray_operator.test", plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("raytpu_ray_operator.test", tfjsonpath.New("monitoring"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue("raytpu_ray_operator.test", tfjsonpath.New("logging"), knownvalue.Bool(false)),
+				},
+			},
+			{
+				// Disabled outside Terraform: the next plan enables it again.
+				PreConfig: func() { setRayAddonOutOfBand(t, id, false) },
+				Config:    testAccRayOperatorConfig(id.String(), "logging = false\n  monitoring = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("raytpu_ray_operator.test", plancheck.ResourceActionCreate),
+				}},
+				Check: rayAddonEnabled(id, true),
+			},
+		},
+	})
+}
+
+func TestAccRayOperator_refusesOldClusters(t *testing.T) {
+	t.Parallel()
+	id := createClusterOutOfBand(t, "acc-old", "1.29.15-gke.1218000")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      testAccRayOperatorConfig(id.String(), ""),
+				ExpectError: regexp.MustCompile(`(?s)runs GKE 1\.29\.15-gke\.1218000, below 1\.30\.0-gke\.1747000.*upgrade the\s+control plane first`),
+			},
+			{
+				Config:      testAccRayOperatorConfig("my-cluster", ""),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid Cluster ID.*projects/\{project\}/locations/\{location\}/clusters/\{name\}`),
+			},
+		},
+	})
+}
