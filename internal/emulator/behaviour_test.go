@@ -311,8 +311,7 @@ func rawGet(t *testing.T, path string) int {
 }
 
 func TestHostFailure(t *testing.T) {
-	cluster := sharedCluster(t)
-	c := restClient(t, testEmu.Token())
+	cluster, c, kube, _ := sharedKube(t)
 	ctx := testCtx(t)
 	mustSucceed(t, c)(c.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: cluster, NodePool: tpuPool("flaky", "ct6e-standard-4t", 4, compact("4x4"))}))
 	if err := testEmu.FailHost(ctx, HostFailure{Cluster: cluster, NodePool: "flaky", Worker: 2}); err != nil {
@@ -322,8 +321,6 @@ func TestHostFailure(t *testing.T) {
 	if err != nil || np.Status != containerpb.NodePool_RUNNING_WITH_ERROR {
 		t.Fatalf("pool after a host failure: %v %v", np.GetStatus(), err)
 	}
-	cl, _ := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: cluster})
-	kube, _ := kubeFor(t, cl)
 	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: tpu.LabelNodePool + "=flaky"})
 	if err != nil {
 		t.Fatal(err)
@@ -363,8 +360,7 @@ func hasTaint(n corev1.Node, key string) bool {
 }
 
 func TestResizeAndUpdateCPUPool(t *testing.T) {
-	cluster := sharedCluster(t)
-	c := restClient(t, testEmu.Token())
+	cluster, c, kube, _ := sharedKube(t)
 	ctx := testCtx(t)
 	name := cluster + "/nodePools/cpu"
 	mustSucceed(t, c)(c.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: cluster, NodePool: tpuPool("cpu", "n2-standard-8", 1, nil)}))
@@ -377,8 +373,6 @@ func TestResizeAndUpdateCPUPool(t *testing.T) {
 	if op.OperationType != containerpb.Operation_UPGRADE_NODES {
 		t.Fatalf("operation type %s", op.OperationType)
 	}
-	cl, _ := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: cluster})
-	kube, _ := kubeFor(t, cl)
 	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: tpu.LabelNodePool + "=cpu"})
 	if err != nil || len(nodes.Items) != 3 {
 		t.Fatalf("nodes after resize: %d %v", len(nodes.Items), err)

@@ -456,15 +456,10 @@ func (e *Emulator) controlHandler() http.Handler {
 			_ = json.NewEncoder(w).Encode(out)
 		})
 	}
-	decode := func(r *http.Request, v any) error {
-		dec := json.NewDecoder(r.Body)
-		dec.DisallowUnknownFields()
-		return dec.Decode(v)
-	}
 	handle("POST "+controlPrefix+"reset", func(r *http.Request) (any, error) { return nil, e.Reset(r.Context()) })
 	handle("PUT "+controlPrefix+"latencies", func(r *http.Request) (any, error) {
 		var in map[string]string
-		if err := decode(r, &in); err != nil {
+		if err := decodeStrict(r, &in); err != nil {
 			return nil, err
 		}
 		l := map[string]time.Duration{}
@@ -477,43 +472,19 @@ func (e *Emulator) controlHandler() http.Handler {
 		}
 		return nil, e.SetLatencies(r.Context(), l)
 	})
-	handle("POST "+controlPrefix+"capacity", func(r *http.Request) (any, error) {
-		var in Capacity
-		if err := decode(r, &in); err != nil {
-			return nil, err
-		}
-		return nil, e.SetCapacity(r.Context(), in)
-	})
-	handle("POST "+controlPrefix+"quota", func(r *http.Request) (any, error) {
-		var in Quota
-		if err := decode(r, &in); err != nil {
-			return nil, err
-		}
-		return nil, e.SetQuota(r.Context(), in)
-	})
+	handle("POST "+controlPrefix+"capacity", withBody(e.SetCapacity))
+	handle("POST "+controlPrefix+"quota", withBody(e.SetQuota))
 	handle("POST "+controlPrefix+"faults", func(r *http.Request) (any, error) {
 		var in Fault
-		if err := decode(r, &in); err != nil {
+		if err := decodeStrict(r, &in); err != nil {
 			return nil, err
 		}
 		id, err := e.InjectFault(r.Context(), in)
 		return map[string]string{"id": id}, err
 	})
 	handle("DELETE "+controlPrefix+"faults", func(r *http.Request) (any, error) { return nil, e.ClearFaults(r.Context()) })
-	handle("POST "+controlPrefix+"operationFaults", func(r *http.Request) (any, error) {
-		var in OperationFault
-		if err := decode(r, &in); err != nil {
-			return nil, err
-		}
-		return nil, e.FailNextOperation(r.Context(), in)
-	})
-	handle("POST "+controlPrefix+"hostFailures", func(r *http.Request) (any, error) {
-		var in HostFailure
-		if err := decode(r, &in); err != nil {
-			return nil, err
-		}
-		return nil, e.FailHost(r.Context(), in)
-	})
+	handle("POST "+controlPrefix+"operationFaults", withBody(e.FailNextOperation))
+	handle("POST "+controlPrefix+"hostFailures", withBody(e.FailHost))
 	handle("GET "+controlPrefix+"requests", func(r *http.Request) (any, error) {
 		reqs, err := e.Requests(r.Context())
 		return map[string]any{"requests": reqs}, err
@@ -526,4 +497,23 @@ func (e *Emulator) controlHandler() http.Handler {
 		writeError(w, errNotFound("No control method %s %s.", r.Method, r.URL.Path))
 	})
 	return mux
+}
+
+// decodeStrict reads a control request body, refusing unknown fields (a typo must not pass as a
+// no-op).
+func decodeStrict(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// withBody adapts a Controller setter taking one JSON request body.
+func withBody[T any](set func(context.Context, T) error) func(r *http.Request) (any, error) {
+	return func(r *http.Request) (any, error) {
+		var in T
+		if err := decodeStrict(r, &in); err != nil {
+			return nil, err
+		}
+		return nil, set(r.Context(), in)
+	}
 }

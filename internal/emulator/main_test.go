@@ -254,3 +254,16 @@ func wantGoogleError(t *testing.T, err error, httpCode int, statusName, msg stri
 	}
 	return ge
 }
+
+// sharedKube returns the shared cluster's name, a REST client and client-go clients for it.
+func sharedKube(t *testing.T) (string, *container.ClusterManagerClient, kubernetes.Interface, dynamic.Interface) {
+	t.Helper()
+	name := sharedCluster(t)
+	c := restClient(t, testEmu.Token())
+	cl, err := c.GetCluster(testCtx(t), &containerpb.GetClusterRequest{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kube, dyn := kubeFor(t, cl)
+	return name, c, kube, dyn
+}

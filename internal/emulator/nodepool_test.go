@@ -28,14 +28,12 @@ func tpuPool(name, machineType string, nodes int32, placement *containerpb.NodeP
 }
 
 func TestValidTPUPoolsOfEveryGeneration(t *testing.T) {
-	cluster := sharedCluster(t)
-	c := restClient(t, testEmu.Token())
+	cluster, c, kube, _ := sharedKube(t)
 	ctx := testCtx(t)
 	cl, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: cluster})
 	if err != nil {
 		t.Fatal(err)
 	}
-	kube, _ := kubeFor(t, cl)
 
 	tests := []struct {
 		pool         *containerpb.NodePool

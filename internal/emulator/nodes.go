@@ -387,11 +387,8 @@ func (e *Emulator) installRayCRDs(ctx context.Context, c *cluster, current func(
 			if err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("reading CRD %s: %w", crd.GetName(), err)
 			}
-			if !sleepCtx(ctx, crdPollInterval) {
-				return ctx.Err()
-			}
-			if !current() {
-				return errSuperseded
+			if err := pollStep(ctx, current); err != nil {
+				return err
 			}
 		}
 	}
@@ -400,6 +397,18 @@ func (e *Emulator) installRayCRDs(ctx context.Context, c *cluster, current func(
 
 // crdPollInterval spaces the reads of a CRD that is being deleted.
 const crdPollInterval = 100 * time.Millisecond
+
+// pollStep waits crdPollInterval, then says whether to go on polling: an error when ctx ended or
+// a newer add-on change superseded this one.
+func pollStep(ctx context.Context, current func() bool) error {
+	if !sleepCtx(ctx, crdPollInterval) {
+		return ctx.Err()
+	}
+	if !current() {
+		return errSuperseded
+	}
+	return nil
+}
 
 // removeRayCRDs deletes the KubeRay CRDs (and with them every Ray object) and waits until they
 // are gone, or until current reports a newer add-on change (errSuperseded).
@@ -428,11 +437,8 @@ func (e *Emulator) removeRayCRDs(ctx context.Context, c *cluster, current func()
 			if err != nil {
 				return fmt.Errorf("reading CRD %s: %w", crd.GetName(), err)
 			}
-			if !sleepCtx(ctx, crdPollInterval) {
-				return ctx.Err()
-			}
-			if !current() {
-				return errSuperseded
+			if err := pollStep(ctx, current); err != nil {
+				return err
 			}
 		}
 	}

@@ -96,14 +96,8 @@ func TestCancelOperation(t *testing.T) {
 // TestRayAddonToggle turns the add-on off and on again on a cluster: the CRDs go and come back,
 // also when it is turned on again while the CRDs are still being deleted.
 func TestRayAddonToggle(t *testing.T) {
-	cluster := sharedCluster(t)
-	c := restClient(t, testEmu.Token())
+	cluster, c, _, dyn := sharedKube(t)
 	ctx := testCtx(t)
-	cl, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: cluster})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, dyn := kubeFor(t, cl)
 	waitRayClusterServed(t, dyn)
 	setRay := func(on bool) *containerpb.Operation {
 		return mustSucceed(t, c)(c.SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{Name: cluster, AddonsConfig: &containerpb.AddonsConfig{
