@@ -170,7 +170,11 @@ func (c *controlState) resetLocked() {
 	}
 	c.latencies = map[string]time.Duration{}
 	for k, v := range c.base.Latencies {
-		c.latencies[k] = v
+		if k == "default" {
+			c.defLatency = v
+		} else {
+			c.latencies[k] = v
+		}
 	}
 	c.capacity = map[capKey]int{}
 	c.quota = map[capKey]int{}

@@ -40,7 +40,8 @@ type Options struct {
 	CRDDir string
 	// DefaultLatency applies to every operation type not in Latencies; 0 means DefaultLatency.
 	DefaultLatency time.Duration
-	// Latencies per operation type (containerpb.Operation_Type names such as "CREATE_NODE_POOL").
+	// Latencies per operation type (containerpb.Operation_Type names such as "CREATE_NODE_POOL";
+	// "default" stands for DefaultLatency).
 	Latencies map[string]time.Duration
 	// RayCRDDelay is the gap between enabling the Ray Operator add-on and its CRDs being created;
 	// 0 means DefaultRayCRDDelay, negative means none.
@@ -86,7 +87,7 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 		return nil, err
 	}
 	for k, d := range opts.Latencies {
-		if _, ok := containerpb.Operation_Type_value[k]; !ok || d < 0 {
+		if _, ok := containerpb.Operation_Type_value[k]; (!ok && k != "default") || d < 0 {
 			return nil, fmt.Errorf("emulator: latency %s=%s: want a containerpb.Operation_Type name such as CREATE_NODE_POOL and a duration >= 0", k, d)
 		}
 	}
