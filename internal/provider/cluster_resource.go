@@ -528,11 +528,7 @@ func flattenKubeRay(ctx context.Context, status kube.KubeRayStatus) (types.Objec
 
 // kubeRayStatus reads, or waits for, the KubeRay CRDs in the cluster's own API server.
 func kubeRayStatus(ctx context.Context, client *gke.Client, cluster *containerpb.Cluster, wait bool, poll time.Duration) (kube.KubeRayStatus, error) {
-	k, err := kube.NewClient(kube.Cluster{
-		Endpoint:            cluster.GetEndpoint(),
-		CACertificateBase64: cluster.GetMasterAuth().GetClusterCaCertificate(),
-		TokenSource:         client.TokenSource(),
-	})
+	k, err := kubeClient(client, cluster)
 	if err != nil {
 		return kube.KubeRayStatus{}, err
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	"golang.org/x/oauth2"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
@@ -198,14 +197,7 @@ func TestAccCluster_operationErrorKeepsTheClusterInState(t *testing.T) {
 func deleteClusterOutOfBand(t *testing.T, name string) {
 	t.Helper()
 	ctx := context.Background()
-	c, err := gke.New(ctx, gke.Config{
-		Endpoint:    testEmulator.Endpoint(),
-		TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmulator.Token()}),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testGKEClient(t)
 	id := gke.ClusterID{Project: testProject, Location: testLocation, Name: name}
 	op, err := c.DeleteCluster(ctx, id)
 	if err == nil {

@@ -99,6 +99,7 @@ func (p *raytpuProvider) Resources(_ context.Context) []func() resource.Resource
 	return []func() resource.Resource{
 		NewClusterResource,
 		NewRayOperatorResource,
+		NewSliceResource,
 	}
 }
 

@@ -18,13 +18,19 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 )
 
-// testGKEClient is a GKE client on the emulator, for arranging and checking what Terraform sees.
+// testTokenSource yields the token the emulator accepts.
+func testTokenSource() oauth2.TokenSource {
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmulator.Token()})
+}
+
+// newTestGKEClient is a GKE client on the emulator, for arranging and checking what Terraform sees.
+func newTestGKEClient() (*gke.Client, error) {
+	return gke.New(context.Background(), gke.Config{Endpoint: testEmulator.Endpoint(), TokenSource: testTokenSource()})
+}
+
 func testGKEClient(t *testing.T) *gke.Client {
 	t.Helper()
-	c, err := gke.New(context.Background(), gke.Config{
-		Endpoint:    testEmulator.Endpoint(),
-		TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmulator.Token()}),
-	})
+	c, err := newTestGKEClient()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,10 +75,7 @@ func setRayAddonOutOfBand(t *testing.T, id gke.ClusterID, enabled bool) {
 
 func rayAddonEnabled(id gke.ClusterID, want bool) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		c, err := gke.New(context.Background(), gke.Config{
-			Endpoint:    testEmulator.Endpoint(),
-			TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmulator.Token()}),
-		})
+		c, err := newTestGKEClient()
 		if err != nil {
 			return err
 		}

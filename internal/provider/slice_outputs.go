@@ -1,0 +1,139 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+)
+
+// What raytpu_slice hands to Ray and KubeRay, derived from the slice alone so that every value
+// is known in the plan.
+
+var (
+	sliceRayAttrTypes = map[string]attr.Type{
+		"accelerator_version": types.StringType,
+		"accelerator_type":    types.StringType,
+		"pod_type":            types.StringType,
+		"head_resource":       types.StringType,
+		"topology_supported":  types.BoolType,
+		"image":               types.StringType,
+	}
+	placementGroupAttrTypes = map[string]attr.Type{
+		"topology":            types.StringType,
+		"accelerator_version": types.StringType,
+		"chips_per_vm":        types.Int64Type,
+		"num_slices":          types.Int64Type,
+	}
+	tolerationAttrTypes = map[string]attr.Type{
+		"key": types.StringType, "operator": types.StringType, "value": types.StringType, "effect": types.StringType,
+	}
+)
+
+// sliceOutputs are the derived attributes of raytpu_slice.
+type sliceOutputs struct {
+	GKEAccelerator      types.String
+	MachineType         types.String
+	ChipsPerHost        types.Int64
+	NumHosts            types.Int64
+	TotalChips          types.Int64
+	MultiHost           types.Bool
+	PlacementType       types.String
+	NodeSelector        types.Map
+	Tolerations         types.List
+	TPUResource         types.Map
+	Ray                 types.Object
+	SlicePlacementGroup types.Object
+	KubeRayWorkerGroup  types.String
+}
+
+// deriveSliceOutputs computes the outputs of the slice named pool.
+func deriveSliceOutputs(ctx context.Context, s *tpu.Slice, pool, rayVersion, pythonVersion string) (sliceOutputs, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	selector := s.NodeSelector()
+	selector[tpu.LabelNodePool] = pool
+	nodeSelector, d := types.MapValueFrom(ctx, types.StringType, selector)
+	diags.Append(d...)
+	chips := strconv.Itoa(s.ChipsPerHost())
+	tpuResource, d := types.MapValueFrom(ctx, types.StringType, map[string]string{tpu.ResourceName: chips})
+	diags.Append(d...)
+	toleration := types.ObjectValueMust(tolerationAttrTypes, map[string]attr.Value{
+		"key": types.StringValue(tpu.ResourceName), "operator": types.StringValue("Equal"),
+		"value": types.StringValue(tpu.TaintValue), "effect": types.StringValue(tpu.TaintEffect),
+	})
+	tolerations, d := types.ListValue(types.ObjectType{AttrTypes: tolerationAttrTypes}, []attr.Value{toleration})
+	diags.Append(d...)
+	image := tpu.RayImage(rayVersion, pythonVersion)
+	ray := types.ObjectValueMust(sliceRayAttrTypes, map[string]attr.Value{
+		"accelerator_version": types.StringValue(s.Generation.RayAcceleratorVersion),
+		"accelerator_type":    types.StringValue(s.Generation.RayAcceleratorType),
+		"pod_type":            types.StringValue(s.RayPodType()),
+		"head_resource":       types.StringValue(s.RayHeadResource()),
+		"topology_supported":  types.BoolValue(s.RayTopologySupported()),
+		"image":               types.StringValue(image),
+	})
+	placementGroup := types.ObjectValueMust(placementGroupAttrTypes, map[string]attr.Value{
+		"topology":            types.StringValue(s.Topology.String()),
+		"accelerator_version": types.StringValue(s.Generation.RayAcceleratorVersion),
+		"chips_per_vm":        types.Int64Value(int64(s.ChipsPerHost())),
+		"num_slices":          types.Int64Value(1),
+	})
+	group, err := kubeRayWorkerGroup(s, pool, image, selector)
+	if err != nil {
+		diags.AddError("Worker Group Error", fmt.Sprintf("rendering the KubeRay worker group of %s: %s. Please report this issue to the provider developers.", pool, err))
+	}
+	return sliceOutputs{
+		GKEAccelerator:      types.StringValue(s.Generation.GKEAccelerator),
+		MachineType:         types.StringValue(s.MachineType.Name),
+		ChipsPerHost:        types.Int64Value(int64(s.ChipsPerHost())),
+		NumHosts:            types.Int64Value(int64(s.Hosts)),
+		TotalChips:          types.Int64Value(int64(s.TotalChips())),
+		MultiHost:           types.BoolValue(s.MultiHost),
+		PlacementType:       types.StringValue(string(s.Placement)),
+		NodeSelector:        nodeSelector,
+		Tolerations:         tolerations,
+		TPUResource:         tpuResource,
+		Ray:                 ray,
+		SlicePlacementGroup: placementGroup,
+		KubeRayWorkerGroup:  types.StringValue(group),
+	}, diags
+}
+
+// kubeRayWorkerGroup renders one KubeRay WorkerGroupSpec for the slice with KubeRay's own Go
+// types, so the JSON always has the CRD's shape: one replica (this slice), numOfHosts hosts, the
+// TPU chips of a host as limits and requests, the node selector and the TPU toleration.
+func kubeRayWorkerGroup(s *tpu.Slice, pool, image string, selector map[string]string) (string, error) {
+	one := int32(1)
+	chips := resource.MustParse(strconv.Itoa(s.ChipsPerHost()))
+	tpuResources := corev1.ResourceList{corev1.ResourceName(tpu.ResourceName): chips}
+	spec := rayv1.WorkerGroupSpec{
+		GroupName:      pool,
+		Replicas:       &one,
+		MinReplicas:    &one,
+		MaxReplicas:    &one,
+		NumOfHosts:     int32(s.Hosts),
+		RayStartParams: map[string]string{},
+		Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{
+				Name:      "ray-worker",
+				Image:     image,
+				Resources: corev1.ResourceRequirements{Limits: tpuResources, Requests: tpuResources},
+			}},
+			NodeSelector: selector,
+			Tolerations: []corev1.Toleration{{
+				Key: tpu.ResourceName, Operator: corev1.TolerationOpEqual, Value: tpu.TaintValue, Effect: corev1.TaintEffectNoSchedule,
+			}},
+		}},
+	}
+	out, err := json.Marshal(spec)
+	return string(out), err
+}
