@@ -1,0 +1,7 @@
+terraform {
+  required_providers {
+    raytpu = {
+      source = "raytpu/raytpu"
+    }
+  }
+}
