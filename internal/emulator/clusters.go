@@ -366,6 +366,25 @@ func (e *Emulator) setAddons(n resourceName, body []byte) (*containerpb.Operatio
 	})
 }
 
+// setResourceLabels replaces a cluster's resource labels. As GKE, it refuses a request whose
+// label fingerprint is not the current one, so that concurrent writers do not overwrite each other.
+func (e *Emulator) setResourceLabels(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+	var req containerpb.SetLabelsRequest
+	if err := decodeBody(body, &req); err != nil {
+		return nil, err
+	}
+	return e.reconcileCluster(n, func(c *cluster) (func(), containerpb.Operation_Type, *apiError) {
+		if req.LabelFingerprint != c.PB.LabelFingerprint {
+			return nil, 0, newError(codes.FailedPrecondition,
+				"Labels could not be set due to fingerprint mismatch: expected %q, got %q.", c.PB.LabelFingerprint, req.LabelFingerprint)
+		}
+		return func() {
+			c.PB.ResourceLabels = req.ResourceLabels
+			c.PB.LabelFingerprint = randomHex(4)
+		}, containerpb.Operation_SET_LABELS, nil
+	})
+}
+
 // reconcileCluster runs a cluster update: RECONCILING while the operation runs, the change
 // applied when it succeeds, and the Ray CRDs following the add-on.
 func (e *Emulator) reconcileCluster(n resourceName, plan func(*cluster) (func(), containerpb.Operation_Type, *apiError)) (*containerpb.Operation, *apiError) {
@@ -402,6 +421,27 @@ func (e *Emulator) reconcileCluster(n resourceName, plan func(*cluster) (func(),
 	}}), nil
 }
 
+// RayCRDsLatency is the SetLatencies key for the gap between enabling the Ray Operator add-on and
+// its CRDs being created (Options.RayCRDDelay until set).
+const RayCRDsLatency = "RAY_OPERATOR_CRDS"
+
+// rayCRDDelay is the current gap between enabling the add-on and creating its CRDs.
+func (e *Emulator) rayCRDDelay() time.Duration {
+	e.ctl.mu.Lock()
+	d, ok := e.ctl.latencies[RayCRDsLatency]
+	e.ctl.mu.Unlock()
+	if ok {
+		return d
+	}
+	switch {
+	case e.opts.RayCRDDelay == 0:
+		return DefaultRayCRDDelay
+	case e.opts.RayCRDDelay < 0:
+		return 0
+	}
+	return e.opts.RayCRDDelay
+}
+
 // scheduleRayLocked makes the cluster's KubeRay CRDs follow the Ray Operator add-on: created
 // RayCRDDelay after it is enabled, removed when it is disabled. A change supersedes any change
 // still in flight (including its waits), so quick toggles end in the last state asked for.
@@ -418,10 +458,7 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 		defer e.mu.Unlock()
 		return c.rayGen == gen
 	}
-	delay := e.opts.RayCRDDelay
-	if delay == 0 {
-		delay = DefaultRayCRDDelay
-	}
+	delay := e.rayCRDDelay()
 	if !want {
 		delay = 0
 	}

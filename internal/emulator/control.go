@@ -313,8 +313,8 @@ func (e *Emulator) Reset(ctx context.Context) error {
 // SetLatencies implements Controller.
 func (e *Emulator) SetLatencies(ctx context.Context, latencies map[string]time.Duration) error {
 	for k, d := range latencies {
-		if _, ok := containerpb.Operation_Type_value[k]; !ok && k != "default" {
-			return fmt.Errorf("unknown operation type %q: use a containerpb.Operation_Type name such as CREATE_NODE_POOL, or \"default\"", k)
+		if _, ok := containerpb.Operation_Type_value[k]; !ok && k != "default" && k != RayCRDsLatency {
+			return fmt.Errorf("unknown operation type %q: use a containerpb.Operation_Type name such as CREATE_NODE_POOL, \"default\" or %q", k, RayCRDsLatency)
 		}
 		if d < 0 {
 			return fmt.Errorf("latency of %s is negative", k)

@@ -23,7 +23,7 @@
 // # The GKE API
 //
 // Plain HTTP on loopback, JSON as protojson of containerpb, paths as the REST clients send them:
-// /v1/projects/{p}/locations/{l}/clusters[/{c}[:setAddons]], .../clusters/{c}/nodePools[/{n}
+// /v1/projects/{p}/locations/{l}/clusters[/{c}[:setAddons|:setResourceLabels]], .../clusters/{c}/nodePools[/{n}
 // [:setSize]], /v1/projects/{p}/locations/{l}/operations[/{o}[:cancel]] and .../serverConfig
 // (location "-" lists every location). Every request needs "Authorization: Bearer <token>" (401
 // otherwise). Errors have Google's shape, {"error":{"code","message","status","details"}}, with

@@ -158,7 +158,7 @@ func parseRoute(method, path string) (route, *apiError) {
 	case len(seg) == 6 && seg[4] == "clusters":
 		rt.name.Cluster = seg[5]
 		if is("GET", "", "GetCluster") || is("PUT", "", "UpdateCluster") || is("DELETE", "", "DeleteCluster") ||
-			is("POST", "setAddons", "SetAddonsConfig") {
+			is("POST", "setAddons", "SetAddonsConfig") || is("POST", "setResourceLabels", "SetLabels") {
 			return rt, nil
 		}
 		if verb != "" {
@@ -207,6 +207,8 @@ func (e *Emulator) dispatch(rt route, body []byte) (proto.Message, *apiError) {
 		return e.updateCluster(n, body)
 	case "SetAddonsConfig":
 		return e.setAddons(n, body)
+	case "SetLabels":
+		return e.setResourceLabels(n, body)
 	case "DeleteCluster":
 		return e.deleteCluster(n)
 	case "ListNodePools":
