@@ -270,10 +270,27 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			}
 		}
 	}
+	if !req.State.Raw.IsNull() {
+		var state clusterResourceModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		plan.KubeRay = planKubeRayWait(state.KubeRay, plan.WaitForKubeRay)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planKubeRayWait plans kuberay as unknown while it is not ready and the resource waits for it,
+// so that the next apply runs an update that waits again instead of reporting success.
+func planKubeRayWait(state types.Object, wait types.Bool) types.Object {
+	if !wait.ValueBool() || state.IsNull() || state.IsUnknown() {
+		return state
+	}
+	if ready, ok := state.Attributes()["ready"].(types.Bool); ok && !ready.ValueBool() {
+		return types.ObjectUnknown(kubeRayAttrTypes)
+	}
+	return state
 }
 
 func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -509,7 +526,8 @@ func kubeRayState(ctx context.Context, client *gke.Client, cluster *containerpb.
 		switch {
 		case err != nil && wait:
 			diags.AddError("KubeRay Not Ready", fmt.Sprintf("waiting for KubeRay in %s: %s. GKE reports the Ray "+
-				"Operator add-on enabled before its CRDs serve; apply again to keep waiting, or raise the timeouts.", what, err))
+				"Operator add-on enabled before its CRDs serve. The next apply waits again, or raise the timeouts. After a "+
+				"create, Terraform marks the resource tainted and would replace it: run terraform untaint on it first to keep it.", what, err))
 		case err != nil:
 			diags.AddWarning("KubeRay Status Unknown", fmt.Sprintf("reading the KubeRay CRDs of %s: %s", what, err))
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -72,9 +73,10 @@ func TestAccCluster_lifecycle(t *testing.T) {
 				ImportStateVerifyIgnore: []string{"deletion_protection"},
 			},
 			{
-				Config: testAccClusterConfig(name, `resource_labels = { team = "ml" }
-  release_channel = "RAPID"
-  ray_operator    = { logging = true, monitoring = true }`),
+				Config: testAccClusterConfig(name, `resource_labels    = { team = "ml", cost = "research" }
+  release_channel    = "RAPID"
+  min_master_version = "1.35"
+  ray_operator       = { logging = true, monitoring = true }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("raytpu_cluster.test", plancheck.ResourceActionUpdate),
 				}},
@@ -84,12 +86,26 @@ func TestAccCluster_lifecycle(t *testing.T) {
 						"logging": knownvalue.Bool(true), "monitoring": knownvalue.Bool(true),
 					})),
 					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("release_channel"), knownvalue.StringExact("RAPID")),
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("master_version"), knownvalue.StringRegexp(regexp.MustCompile(`^1\.35\.`))),
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("resource_labels"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"team": knownvalue.StringExact("ml"), "cost": knownvalue.StringExact("research"),
+					})),
 				},
 			},
 			{
-				Config: testAccClusterConfig(name, `resource_labels = { team = "ml" }
-  release_channel = "RAPID"
-  ray_operator    = { logging = true, monitoring = true }`),
+				// Lowering the version is refused at plan time.
+				Config: testAccClusterConfig(name, `resource_labels    = { team = "ml", cost = "research" }
+  release_channel    = "RAPID"
+  min_master_version = "1.34.0-gke.2201000"
+  ray_operator       = { logging = true, monitoring = true }`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)GKE Downgrade Refused.*cannot downgrade`),
+			},
+			{
+				Config: testAccClusterConfig(name, `resource_labels    = { team = "ml", cost = "research" }
+  release_channel    = "RAPID"
+  min_master_version = "1.35"
+  ray_operator       = { logging = true, monitoring = true }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},
@@ -206,4 +222,34 @@ func deleteClusterOutOfBand(t *testing.T, name string) {
 	if err != nil {
 		t.Fatalf("deleting %s out of band: %v", id, err)
 	}
+}
+
+// TestAccCluster_kubeRayLag models GKE reporting the add-on enabled well before its CRDs serve:
+// a create timeout shorter than the gap fails with a clear error, and the next apply recovers.
+// It changes the shared emulator's settings, so it does not run in parallel.
+func TestAccCluster_kubeRayLag(t *testing.T) {
+	name := "acc-lag"
+	setCRDDelay := func(d time.Duration) {
+		if err := testEmulator.SetLatencies(context.Background(), map[string]time.Duration{emulator.RayCRDsLatency: d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { setCRDDelay(500 * time.Millisecond) })
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { setCRDDelay(20 * time.Second) },
+				Config:      testAccClusterConfig(name, `timeouts = { create = "8s" }`),
+				ExpectError: regexp.MustCompile(`(?s)KubeRay Not Ready.*waiting for KubeRay in raytpu_cluster.*rayclusters\.ray\.io.*raise\s+the\s+timeouts`),
+			},
+			{
+				PreConfig: func() { setCRDDelay(500 * time.Millisecond) },
+				Config:    testAccClusterConfig(name, `timeouts = { create = "5m" }`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("kuberay").AtMapKey("ready"), knownvalue.Bool(true)),
+				},
+			},
+		},
+	})
 }

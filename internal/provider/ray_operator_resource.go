@@ -25,6 +25,7 @@ import (
 var (
 	_ resource.ResourceWithConfigure   = (*rayOperatorResource)(nil)
 	_ resource.ResourceWithImportState = (*rayOperatorResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*rayOperatorResource)(nil)
 )
 
 // NewRayOperatorResource returns raytpu_ray_operator: the Ray Operator add-on of a cluster that
@@ -115,6 +116,21 @@ func (r *rayOperatorResource) Configure(_ context.Context, req resource.Configur
 	r.data = data
 }
 
+// ModifyPlan plans another wait while KubeRay is not ready (see planKubeRayWait).
+func (r *rayOperatorResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
+		return
+	}
+	var plan, state rayOperatorResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.KubeRay = planKubeRayWait(state.KubeRay, plan.WaitForKubeRay)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
 func (r *rayOperatorResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan rayOperatorResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -152,8 +168,9 @@ func (r *rayOperatorResource) Read(ctx context.Context, req resource.ReadRequest
 }
 
 func (r *rayOperatorResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan rayOperatorResourceModel
+	var plan, state rayOperatorResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -165,9 +182,11 @@ func (r *rayOperatorResource) Update(ctx context.Context, req resource.UpdateReq
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id, _ := gke.ParseClusterID(plan.Cluster.ValueString())
-	if err := r.setAddon(ctx, id, true, plan, false); err != nil {
-		resp.Diagnostics.AddError("Error Updating Ray Operator", fmt.Sprintf("updating raytpu_ray_operator (%s): %s", id, err))
-		return
+	if !plan.Logging.Equal(state.Logging) || !plan.Monitoring.Equal(state.Monitoring) {
+		if err := r.setAddon(ctx, id, true, plan, false); err != nil {
+			resp.Diagnostics.AddError("Error Updating Ray Operator", fmt.Sprintf("updating raytpu_ray_operator (%s): %s", id, err))
+			return
+		}
 	}
 	r.read(ctx, &plan, plan.WaitForKubeRay.ValueBool(), &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
