@@ -499,3 +499,61 @@ func nodePoolCount(cluster string, want int) resource.TestCheckFunc {
 		return nil
 	}
 }
+
+func TestAccSlice_capacityOptionsAndClustersInParallel(t *testing.T) {
+	t.Parallel()
+	config := testAccProviderConfig() + `
+resource "raytpu_cluster" "a" {
+  name                = "acc-cap-a"
+  deletion_protection = false
+}
+resource "raytpu_cluster" "b" {
+  name                = "acc-cap-b"
+  deletion_protection = false
+}
+resource "raytpu_slice" "spot" {
+  cluster    = raytpu_cluster.a.id
+  name       = "spot"
+  generation = "v6e"
+  topology   = "2x2"
+  spot       = true
+}
+resource "raytpu_slice" "reserved" {
+  cluster     = raytpu_cluster.a.id
+  name        = "reserved"
+  generation  = "v5p"
+  topology    = "2x2x2"
+  reservation = { name = "tpu-v5p", project = "shared-capacity" }
+}
+resource "raytpu_slice" "queued" {
+  cluster             = raytpu_cluster.b.id
+  name                = "queued"
+  generation          = "v6e"
+  topology            = "4x4"
+  queued_provisioning = true
+}
+`
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					at("raytpu_slice.spot", "spot", knownvalue.Bool(true)),
+					at("raytpu_slice.spot", "healthy", knownvalue.Bool(true)),
+					at("raytpu_slice.reserved", "reservation", knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"name": knownvalue.StringExact("tpu-v5p"), "project": knownvalue.StringExact("shared-capacity"),
+					})),
+					at("raytpu_slice.reserved", "ready_hosts", knownvalue.Int64Exact(2)),
+					// Queued provisioning: the pool starts empty; nodes come with ProvisioningRequests.
+					at("raytpu_slice.queued", "num_hosts", knownvalue.Int64Exact(4)),
+					at("raytpu_slice.queued", "hosts", knownvalue.ListSizeExact(0)),
+					at("raytpu_slice.queued", "status", knownvalue.StringExact("RUNNING")),
+				},
+			},
+			{ResourceName: "raytpu_slice.spot", ImportState: true, ImportStateVerify: true},
+			{ResourceName: "raytpu_slice.reserved", ImportState: true, ImportStateVerify: true},
+			{ResourceName: "raytpu_slice.queued", ImportState: true, ImportStateVerify: true},
+		},
+	})
+}
