@@ -381,7 +381,7 @@ func (e *Emulator) setResourceLabels(n resourceName, body []byte) (*containerpb.
 		return func() {
 			c.PB.ResourceLabels = req.ResourceLabels
 			c.PB.LabelFingerprint = randomHex(4)
-		}, containerpb.Operation_SET_LABELS, nil
+		}, containerpb.Operation_UPDATE_CLUSTER, nil
 	})
 }
 

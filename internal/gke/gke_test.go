@@ -38,10 +38,7 @@ func runWithEmulator(m *testing.M) int {
 	defer e.Close()
 	testEmu = e
 	c := newTestClient(e.Token())
-	op, err := c.CreateCluster(ctx, testCluster, &containerpb.Cluster{
-		Name:             testCluster.Name,
-		InitialNodeCount: 1,
-	})
+	op, err := c.CreateCluster(ctx, testCluster, testClusterSpec())
 	if err == nil {
 		err = c.WaitForOperation(ctx, testCluster, op)
 	}
@@ -50,6 +47,13 @@ func runWithEmulator(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
+}
+
+func testClusterSpec() *containerpb.Cluster {
+	return &containerpb.Cluster{
+		Name:      testCluster.Name,
+		NodePools: []*containerpb.NodePool{{Name: "default", InitialNodeCount: 1}},
+	}
 }
 
 func newTestClient(token string) *Client {
@@ -77,8 +81,8 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// countRequests returns how many requests the emulator saw for rpc since the test began.
-func countRequests(t *testing.T, rpc string) int {
+// getClusterRequests returns how many GetCluster requests the emulator has seen.
+func getClusterRequests(t *testing.T) int {
 	t.Helper()
 	records, err := testEmu.Requests(context.Background())
 	if err != nil {
@@ -86,7 +90,7 @@ func countRequests(t *testing.T, rpc string) int {
 	}
 	n := 0
 	for _, r := range records {
-		if r.RPC == rpc {
+		if r.RPC == "GetCluster" {
 			n++
 		}
 	}
@@ -113,7 +117,7 @@ func TestRetriesTransientFailures(t *testing.T) {
 		{"FAILED_PRECONDITION", "Cluster is running incompatible operation operation-123.", 400},
 	} {
 		t.Run(tc.status, func(t *testing.T) {
-			before := countRequests(t, "GetCluster")
+			before := getClusterRequests(t)
 			injectFault(t, emulator.Fault{RPC: "GetCluster", Status: tc.status, HTTPStatus: tc.http, Message: tc.message, Times: 2})
 			cluster, err := testClient(t).GetCluster(testCtx(t), testCluster)
 			if err != nil {
@@ -122,7 +126,7 @@ func TestRetriesTransientFailures(t *testing.T) {
 			if cluster.GetName() != testCluster.Name {
 				t.Errorf("got cluster %q", cluster.GetName())
 			}
-			if got := countRequests(t, "GetCluster") - before; got != 3 {
+			if got := getClusterRequests(t) - before; got != 3 {
 				t.Errorf("%d GetCluster requests, want 3 (two failures, one success)", got)
 			}
 		})
@@ -137,13 +141,13 @@ func TestDoesNotRetryWhatOnlyConfigurationFixes(t *testing.T) {
 		{"FAILED_PRECONDITION", "Network default is not ready."},
 	} {
 		t.Run(tc.status, func(t *testing.T) {
-			before := countRequests(t, "GetCluster")
+			before := getClusterRequests(t)
 			injectFault(t, emulator.Fault{RPC: "GetCluster", Status: tc.status, Message: tc.message})
 			_, err := testClient(t).GetCluster(testCtx(t), testCluster)
 			if err == nil || !strings.Contains(err.Error(), tc.message) {
 				t.Fatalf("error = %v, want the API's message %q", err, tc.message)
 			}
-			if got := countRequests(t, "GetCluster") - before; got != 1 {
+			if got := getClusterRequests(t) - before; got != 1 {
 				t.Errorf("%d GetCluster requests, want exactly 1", got)
 			}
 		})
@@ -166,7 +170,7 @@ func TestNotFoundAndAlreadyExists(t *testing.T) {
 	if !IsNotFound(err) {
 		t.Errorf("GetCluster of an absent cluster: %v, want NotFound", err)
 	}
-	_, err = c.CreateCluster(testCtx(t), testCluster, &containerpb.Cluster{Name: testCluster.Name, InitialNodeCount: 1})
+	_, err = c.CreateCluster(testCtx(t), testCluster, testClusterSpec())
 	if !IsAlreadyExists(err) {
 		t.Errorf("CreateCluster of an existing cluster: %v, want AlreadyExists", err)
 	}

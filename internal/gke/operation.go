@@ -24,10 +24,10 @@ type PollSchedule struct {
 var DefaultPollSchedule = PollSchedule{Initial: time.Second, Max: 10 * time.Second, Factor: 1.5}
 
 // WithMax returns the schedule bounded by max (the provider's operation_poll_interval).
-func (p PollSchedule) WithMax(max time.Duration) PollSchedule {
-	p.Max = max
-	if p.Initial > max {
-		p.Initial = max
+func (p PollSchedule) WithMax(bound time.Duration) PollSchedule {
+	p.Max = bound
+	if p.Initial > bound {
+		p.Initial = bound
 	}
 	return p
 }

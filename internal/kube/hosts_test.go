@@ -223,7 +223,11 @@ func TestWaitForSliceHostsDuringCreate(t *testing.T) {
 	if err := env.emu.SetLatencies(ctx, map[string]time.Duration{"CREATE_NODE_POOL": 2 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	defer env.emu.SetLatencies(context.Background(), map[string]time.Duration{"CREATE_NODE_POOL": emulator.DefaultLatency})
+	defer func() {
+		if err := env.emu.SetLatencies(context.Background(), map[string]time.Duration{"CREATE_NODE_POOL": emulator.DefaultLatency}); err != nil {
+			t.Error(err)
+		}
+	}()
 
 	op, err := env.gke.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: testClusterName(), NodePool: v6eSlice(pool)})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -507,7 +508,11 @@ func (r *clusterResource) refresh(ctx context.Context, client *gke.Client, m *cl
 	diags.Append(flattenCluster(ctx, cluster, m)...)
 	switch cluster.GetStatus() {
 	case containerpb.Cluster_ERROR, containerpb.Cluster_DEGRADED:
-		diags.AddWarning("Cluster Unhealthy", fmt.Sprintf("raytpu_cluster (%s) is %s: %s", id, cluster.GetStatus(), cluster.GetStatusMessage()))
+		var conditions []string
+		for _, c := range cluster.GetConditions() {
+			conditions = append(conditions, c.GetMessage())
+		}
+		diags.AddWarning("Cluster Unhealthy", fmt.Sprintf("raytpu_cluster (%s) is %s: %s", id, cluster.GetStatus(), strings.Join(conditions, "; ")))
 	}
 	kubeRay, d := kubeRayState(ctx, client, cluster, waitForKubeRay, r.data.config.Poll.Initial, "raytpu_cluster ("+id.String()+")")
 	diags.Append(d...)
@@ -664,7 +669,7 @@ func flattenCluster(ctx context.Context, c *containerpb.Cluster, m *clusterResou
 	m.MasterVersion = types.StringValue(c.GetCurrentMasterVersion())
 	m.Status = types.StringValue(c.GetStatus().String())
 	m.SelfLink = types.StringValue(c.GetSelfLink())
-	if channel := c.GetReleaseChannel().GetChannel(); channel != containerpb.ReleaseChannel_UNSPECIFIED {
+	if channel := c.GetReleaseChannel().GetChannel(); channel != containerpb.ReleaseChannel_UNSPECIFIED { //nolint:staticcheck // GKE reports it for clusters without a channel
 		m.ReleaseChannel = types.StringValue(channel.String())
 	}
 	if len(c.GetResourceLabels()) > 0 || !m.ResourceLabels.IsNull() {

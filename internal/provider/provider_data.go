@@ -89,12 +89,12 @@ func newProviderData(ctx context.Context, m providerModel, version string) (*pro
 		}
 	}
 	if interval := firstSet(m.OperationPollInterval); interval != "" {
-		max, err := time.ParseDuration(interval)
-		if err != nil || max <= 0 {
+		bound, err := time.ParseDuration(interval)
+		if err != nil || bound <= 0 {
 			diags.AddAttributeError(path.Root("operation_poll_interval"), "Invalid Operation Poll Interval",
 				fmt.Sprintf("%q is not a positive duration: write it as a Go duration such as \"10s\" or \"500ms\".", interval))
 		} else {
-			d.config.Poll = d.config.Poll.WithMax(max)
+			d.config.Poll = d.config.Poll.WithMax(bound)
 		}
 	}
 	if d.auth.Credentials != "" && !diags.HasError() {

@@ -252,8 +252,8 @@ func (r *rayOperatorResource) setAddon(ctx context.Context, id gke.ClusterID, en
 				"upgrade the control plane first", current, tpu.RayOperatorMinVersion)
 		}
 	}
-	addons := proto.Clone(cluster.GetAddonsConfig()).(*containerpb.AddonsConfig)
-	if addons == nil {
+	addons, ok := proto.Clone(cluster.GetAddonsConfig()).(*containerpb.AddonsConfig)
+	if !ok || addons == nil {
 		addons = &containerpb.AddonsConfig{}
 	}
 	addons.RayOperatorConfig = expandRayOperator(enabled, rayOperatorSettings{Logging: m.Logging, Monitoring: m.Monitoring})

@@ -44,7 +44,10 @@ func createClusterOutOfBand(t *testing.T, name, version string) gke.ClusterID {
 	ctx := context.Background()
 	c := testGKEClient(t)
 	id := gke.ClusterID{Project: testProject, Location: testLocation, Name: name}
-	op, err := c.CreateCluster(ctx, id, &containerpb.Cluster{Name: name, InitialNodeCount: 1, InitialClusterVersion: version})
+	op, err := c.CreateCluster(ctx, id, &containerpb.Cluster{
+		Name: name, InitialClusterVersion: version,
+		NodePools: []*containerpb.NodePool{{Name: "default", InitialNodeCount: 1}},
+	})
 	if err == nil {
 		err = c.WaitForOperation(ctx, id, op)
 	}

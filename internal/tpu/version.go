@@ -130,10 +130,10 @@ func (v Version) Compare(o Version) int {
 // Less reports v < o (see Compare).
 func (v Version) Less(o Version) bool { return v.Compare(o) < 0 }
 
-// CanMeet reports whether v can resolve to a version at or above min. An exact version must be at
-// least min; a partial one (1.31, 1.31.2) names the newest release of its range, so it can meet
-// min unless its whole range lies below; latest always can.
-func (v Version) CanMeet(min Version) bool {
+// CanMeet reports whether v can resolve to a version at or above floor. An exact version must be
+// at least floor; a partial one (1.31, 1.31.2) names the newest release of its range, so it can
+// meet floor unless its whole range lies below; latest always can.
+func (v Version) CanMeet(floor Version) bool {
 	if v.IsLatest() {
 		return true
 	}
@@ -144,7 +144,7 @@ func (v Version) CanMeet(min Version) bool {
 	case 3:
 		top.build = maxInt
 	}
-	return top.Compare(min) >= 0
+	return top.Compare(floor) >= 0
 }
 
 // Matches reports whether the exact version x belongs to v's range (1.31 matches 1.31.5-gke.200).

@@ -57,7 +57,7 @@ func TestParseVersion(t *testing.T) {
 }
 
 func TestVersionCanMeet(t *testing.T) {
-	min := MustParseVersion("1.31.2-gke.1115000")
+	floor := MustParseVersion("1.31.2-gke.1115000")
 	tests := map[string]bool{
 		"1.31.1-gke.9999999": false, // the exact case from the v6e docs: 1.31.1 is too old
 		"1.31.2-gke.1114999": false,
@@ -71,8 +71,8 @@ func TestVersionCanMeet(t *testing.T) {
 		"latest":             true,
 	}
 	for in, want := range tests {
-		if got := MustParseVersion(in).CanMeet(min); got != want {
-			t.Errorf("%s.CanMeet(%s) = %v, want %v", in, min, got, want)
+		if got := MustParseVersion(in).CanMeet(floor); got != want {
+			t.Errorf("%s.CanMeet(%s) = %v, want %v", in, floor, got, want)
 		}
 	}
 }

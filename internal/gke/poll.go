@@ -1,0 +1,75 @@
+package gke
+
+import (
+	"sync"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+)
+
+// opDurations remembers how long the last successful operation of each type took, as GKE
+// reports it (endTime - startTime, so the waiter's own polling does not skew it). Operations of
+// one type in one run tend to take alike: the slices of an apply queue on their cluster and
+// create one node pool after another, a destroy deletes them one after another.
+type opDurations struct {
+	mu   sync.Mutex
+	last map[containerpb.Operation_Type]time.Duration
+}
+
+// expected returns the duration of the last successful operation of type t, or 0.
+func (d *opDurations) expected(t containerpb.Operation_Type) time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.last[t]
+}
+
+// observe records the duration of a successful DONE operation that reports both its times.
+func (d *opDurations) observe(op *containerpb.Operation) {
+	if op.GetStatus() != containerpb.Operation_DONE || op.GetError().GetCode() != 0 {
+		return
+	}
+	start, err1 := time.Parse(time.RFC3339Nano, op.GetStartTime())
+	end, err2 := time.Parse(time.RFC3339Nano, op.GetEndTime())
+	if err1 != nil || err2 != nil || !end.After(start) {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.last == nil {
+		d.last = map[containerpb.Operation_Type]time.Duration{}
+	}
+	d.last[op.GetOperationType()] = end.Sub(start)
+}
+
+// pollPlan spaces the polls of one operation. Without an expected duration it follows the
+// schedule: Initial, growing by Factor to Max. With one, it aims a poll at just after the
+// expected end, at target = expected + min(expected/20, Initial), placing the polls before it at
+// most Max apart and the first one at the remainder, so that one lands on the target: as many
+// polls as a fixed poll every Max, but seeing the end at once. An operation still running at the
+// target is polled as without an expectation, from Initial.
+type pollPlan struct {
+	schedule PollSchedule
+	target   time.Duration // from the start of the wait; 0 for none
+	delay    time.Duration // the next growing delay
+}
+
+func (p PollSchedule) plan(expected time.Duration) *pollPlan {
+	pp := &pollPlan{schedule: p, delay: p.Initial}
+	if expected > 0 {
+		pp.target = expected + min(expected/20, p.Initial)
+	}
+	return pp
+}
+
+// next returns how long to wait before the next poll, elapsed having passed since the wait began.
+func (pp *pollPlan) next(elapsed time.Duration) time.Duration {
+	if until := pp.target - elapsed; pp.target > 0 && until > 0 {
+		if gaps := (until - 1) / pp.schedule.Max; gaps > 0 {
+			return until - gaps*pp.schedule.Max
+		}
+		return until
+	}
+	d := pp.delay
+	pp.delay = pp.schedule.next(d)
+	return d
+}
