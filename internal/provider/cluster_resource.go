@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -78,14 +77,6 @@ var (
 
 // systemPoolName is the CPU node pool that holds the Ray head and system pods.
 const systemPoolName = "system"
-
-// gkeNamePattern is GKE's rule for cluster and node pool names.
-var gkeNamePattern = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
-
-func gkeNameValidator() validator.String {
-	return stringvalidator.RegexMatches(gkeNamePattern,
-		"must be 1 to 40 characters of lower-case letters, digits and hyphens, start with a letter and not end with a hyphen")
-}
 
 func (r *clusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_cluster"
