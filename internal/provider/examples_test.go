@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -36,11 +35,15 @@ const examplesDir = "../../examples"
 // providerAddresses are the addresses under which the CLIs resolve source = "raytpu/raytpu".
 var providerAddresses = []string{"registry.terraform.io/raytpu/raytpu", "registry.opentofu.org/raytpu/raytpu"}
 
+// TestAccExamples builds the provider once into its own temporary folder, which lives until every
+// subtest, parallel ones included, is done.
 func TestAccExamples(t *testing.T) {
 	t.Parallel()
-	cli := examplesCLI(t)
+	cli := buildExamplesCLI(t)
+	t.Run("every type has examples", testExamplesCoverEveryType)
+	t.Run("import ids", testExamplesImportIDs)
 	for _, dir := range exampleDirs(t) {
-		t.Run(dir, func(t *testing.T) {
+		t.Run("validate "+dir, func(t *testing.T) {
 			t.Parallel()
 			cli.checkFormat(t, dir)
 			if msg := formatDiagnostics(cli.validate(t, dir)); msg != "" {
@@ -49,12 +52,16 @@ func TestAccExamples(t *testing.T) {
 			}
 		})
 	}
+	t.Run("apply guides/local-emulator", func(t *testing.T) {
+		t.Parallel()
+		testExamplesLocalEmulatorApplies(t, cli)
+	})
 }
 
-// TestAccExamples_coverEveryType checks that every resource, data source and function has the
+// testExamplesCoverEveryType checks that every resource, data source and function has the
 // examples tfplugindocs renders into its page, and that no example names a type that does not
 // exist.
-func TestAccExamples_coverEveryType(t *testing.T) {
+func testExamplesCoverEveryType(t *testing.T) {
 	t.Parallel()
 	served := servedTypes(t)
 	want := map[string]string{"resource": "resources/%s/resource.tf", "data source": "data-sources/%s/data-source.tf", "function": "functions/%s/function.tf"}
@@ -84,9 +91,9 @@ func TestAccExamples_coverEveryType(t *testing.T) {
 	}
 }
 
-// TestAccExamples_importIDs runs every `terraform import` line of the import.sh examples through
-// the resource's own ImportState, with a provider whose project is set (for the short forms).
-func TestAccExamples_importIDs(t *testing.T) {
+// testExamplesImportIDs runs every `terraform import` line of the import.sh examples through the
+// resource's own ImportState, with a provider whose project is set (for the short forms).
+func testExamplesImportIDs(t *testing.T) {
 	t.Parallel()
 	scripts, err := filepath.Glob(filepath.Join(examplesDir, "resources", "*", "import.sh"))
 	if err != nil {
@@ -126,12 +133,10 @@ func TestAccExamples_importIDs(t *testing.T) {
 	}
 }
 
-// TestAccExamples_localEmulatorApplies applies and destroys the local emulator guide's example
-// against the emulator of this test run, through the built provider, as the guide tells users to.
-func TestAccExamples_localEmulatorApplies(t *testing.T) {
-	t.Parallel()
+// testExamplesLocalEmulatorApplies applies and destroys the local emulator guide's example against
+// the emulator of this test run, through the built provider, as the guide tells users to.
+func testExamplesLocalEmulatorApplies(t *testing.T, cli examplesCLIRunner) {
 	const dir = "guides/local-emulator"
-	cli := examplesCLI(t)
 	work := copyExample(t, dir)
 	env := append(slices.Clone(cli.env),
 		"RAYTPU_CONTAINER_ENDPOINT="+testEmulator.Endpoint(),
@@ -172,34 +177,20 @@ type examplesCLIRunner struct {
 	env        []string
 }
 
-var examplesCLIOnce = sync.OnceValues(buildExamplesCLI)
-
-// examplesCLI builds the provider once per test binary and returns the runner.
-func examplesCLI(t *testing.T) examplesCLIRunner {
+// buildExamplesCLI builds the provider and writes the CLI configuration that installs it.
+func buildExamplesCLI(t *testing.T) examplesCLIRunner {
 	t.Helper()
-	cli, err := examplesCLIOnce()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cli
-}
-
-func buildExamplesCLI() (examplesCLIRunner, error) {
 	path := os.Getenv(acctest.EnvCLIPath)
 	if path == "" {
-		return examplesCLIRunner{}, fmt.Errorf("%s is not set", acctest.EnvCLIPath)
+		t.Fatalf("%s is not set", acctest.EnvCLIPath)
 	}
-	// The folder lives as long as the test binary; os.MkdirTemp because no single test owns it.
-	dir, err := os.MkdirTemp("", "raytpu-examples-")
-	if err != nil {
-		return examplesCLIRunner{}, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, "terraform-provider-raytpu"), ".")
 	build.Dir = filepath.Join("..", "..")
 	if out, err := build.CombinedOutput(); err != nil {
-		return examplesCLIRunner{}, fmt.Errorf("building the provider: %v\n%s", err, out)
+		t.Fatalf("building the provider: %v\n%s", err, out)
 	}
 	var config strings.Builder
 	config.WriteString("provider_installation {\n  dev_overrides {\n")
@@ -209,7 +200,7 @@ func buildExamplesCLI() (examplesCLIRunner, error) {
 	config.WriteString("  }\n  direct {}\n}\n")
 	rc := filepath.Join(dir, "cli.tfrc")
 	if err := os.WriteFile(rc, []byte(config.String()), 0o600); err != nil {
-		return examplesCLIRunner{}, err
+		t.Fatal(err)
 	}
 	env := []string{"TF_CLI_CONFIG_FILE=" + rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"}
 	for _, kv := range os.Environ() {
@@ -223,7 +214,7 @@ func buildExamplesCLI() (examplesCLIRunner, error) {
 			env = append(env, kv)
 		}
 	}
-	return examplesCLIRunner{name: filepath.Base(path), path: path, env: env}, nil
+	return examplesCLIRunner{name: filepath.Base(path), path: path, env: env}
 }
 
 func (c examplesCLIRunner) command(ctx context.Context, dir string, env []string, args ...string) *exec.Cmd {
