@@ -332,8 +332,12 @@ func applyClusterUpdate(c *cluster, u *containerpb.ClusterUpdate) (func(), conta
 		channel = cloneMsg(u.DesiredReleaseChannel)
 	}
 	addons := u.DesiredAddonsConfig
+	identity := u.DesiredWorkloadIdentityConfig
 	return func() {
 		c.PB.CurrentMasterVersion = version
+		if identity != nil {
+			c.PB.WorkloadIdentityConfig = cloneMsg(identity)
+		}
 		if addons != nil {
 			c.PB.AddonsConfig = cloneMsg(addons)
 		}

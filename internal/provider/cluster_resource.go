@@ -138,7 +138,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"workload_identity": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Enables Workload Identity (`<project>.svc.id.goog`), so Ray pods reach Google APIs without keys. Default `true`.",
+				MarkdownDescription: "Enables Workload Identity (`<project>.svc.id.goog`), so Ray pods reach Google APIs without keys. Default `true`. Updated in place.",
 			},
 			"system_pool": schema.SingleNestedAttribute{
 				Optional: true, Computed: true,
@@ -382,6 +382,9 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	if !plan.ReleaseChannel.Equal(state.ReleaseChannel) {
 		updates = append(updates, &containerpb.ClusterUpdate{DesiredReleaseChannel: expandReleaseChannel(plan.ReleaseChannel)})
+	}
+	if !plan.WorkloadIdentity.Equal(state.WorkloadIdentity) {
+		updates = append(updates, &containerpb.ClusterUpdate{DesiredWorkloadIdentityConfig: expandWorkloadIdentity(plan)})
 	}
 	if !plan.MinMasterVersion.IsNull() && !plan.MinMasterVersion.Equal(state.MinMasterVersion) {
 		updates = append(updates, &containerpb.ClusterUpdate{DesiredMasterVersion: plan.MinMasterVersion.ValueString()})
@@ -640,9 +643,17 @@ func expandCluster(ctx context.Context, m clusterResourceModel) (*containerpb.Cl
 		}},
 	}
 	if m.WorkloadIdentity.ValueBool() {
-		cluster.WorkloadIdentityConfig = &containerpb.WorkloadIdentityConfig{WorkloadPool: m.Project.ValueString() + ".svc.id.goog"}
+		cluster.WorkloadIdentityConfig = expandWorkloadIdentity(m)
 	}
 	return cluster, diags
+}
+
+// expandWorkloadIdentity is the project's workload pool, or an empty pool to turn it off.
+func expandWorkloadIdentity(m clusterResourceModel) *containerpb.WorkloadIdentityConfig {
+	if !m.WorkloadIdentity.ValueBool() {
+		return &containerpb.WorkloadIdentityConfig{}
+	}
+	return &containerpb.WorkloadIdentityConfig{WorkloadPool: m.Project.ValueString() + ".svc.id.goog"}
 }
 
 // flattenCluster copies what GKE reports into m. Settings GKE does not report back (deletion

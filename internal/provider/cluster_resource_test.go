@@ -76,6 +76,7 @@ func TestAccCluster_lifecycle(t *testing.T) {
 				Config: testAccClusterConfig(name, `resource_labels    = { team = "ml", cost = "research" }
   release_channel    = "RAPID"
   min_master_version = "1.35"
+  workload_identity  = false
   ray_operator       = { logging = true, monitoring = true }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("raytpu_cluster.test", plancheck.ResourceActionUpdate),
@@ -86,6 +87,7 @@ func TestAccCluster_lifecycle(t *testing.T) {
 						"logging": knownvalue.Bool(true), "monitoring": knownvalue.Bool(true),
 					})),
 					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("release_channel"), knownvalue.StringExact("RAPID")),
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("workload_identity"), knownvalue.Bool(false)),
 					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("master_version"), knownvalue.StringRegexp(regexp.MustCompile(`^1\.35\.`))),
 					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("resource_labels"), knownvalue.MapExact(map[string]knownvalue.Check{
 						"team": knownvalue.StringExact("ml"), "cost": knownvalue.StringExact("research"),
@@ -97,6 +99,7 @@ func TestAccCluster_lifecycle(t *testing.T) {
 				Config: testAccClusterConfig(name, `resource_labels    = { team = "ml", cost = "research" }
   release_channel    = "RAPID"
   min_master_version = "1.34.0-gke.2201000"
+  workload_identity  = false
   ray_operator       = { logging = true, monitoring = true }`),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)GKE Downgrade Refused.*cannot downgrade`),
@@ -105,6 +108,7 @@ func TestAccCluster_lifecycle(t *testing.T) {
 				Config: testAccClusterConfig(name, `resource_labels    = { team = "ml", cost = "research" }
   release_channel    = "RAPID"
   min_master_version = "1.35"
+  workload_identity  = false
   ray_operator       = { logging = true, monitoring = true }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},

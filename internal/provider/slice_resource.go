@@ -196,9 +196,9 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Optional: true, MarkdownDescription: "Service account of the nodes; GKE's default when unset.", PlanModifiers: replaceString,
 			},
 			"oauth_scopes": schema.ListAttribute{
-				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "OAuth scopes of the nodes.",
-				PlanModifiers:       []planmodifier.List{listplanmodifier.RequiresReplace()},
+				Optional: true, Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "OAuth scopes of the nodes; GKE's default when unset.",
+				PlanModifiers:       []planmodifier.List{listplanmodifier.RequiresReplaceIfConfigured(), listplanmodifier.UseStateForUnknown()},
 			},
 			"labels": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
@@ -209,12 +209,13 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "Google Cloud labels of the VMs. Updated in place.",
 			},
 			"disk_size_gb": schema.Int64Attribute{
-				Optional: true, MarkdownDescription: "Boot disk size of each host in GB.",
+				Optional: true, Computed: true, MarkdownDescription: "Boot disk size of each host in GB; GKE's default when unset.",
 				Validators:    []validator.Int64{int64validator.AtLeast(10)},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplaceIfConfigured(), int64planmodifier.UseStateForUnknown()},
 			},
 			"disk_type": schema.StringAttribute{
-				Optional: true, MarkdownDescription: "Boot disk type, for example `hyperdisk-balanced`.", PlanModifiers: replaceString,
+				Optional: true, Computed: true, MarkdownDescription: "Boot disk type, for example `hyperdisk-balanced`; GKE's default when unset.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
 			},
 			"ray_version": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString("2.55.0"),
@@ -805,9 +806,11 @@ func flattenNodePool(ctx context.Context, pool *containerpb.NodePool, m *sliceRe
 	if sa := cfg.GetServiceAccount(); sa != "" && sa != "default" {
 		m.ServiceAccount = types.StringValue(sa)
 	}
-	if size := cfg.GetDiskSizeGb(); size > 0 && !m.DiskSizeGB.IsNull() {
-		m.DiskSizeGB = types.Int64Value(int64(size))
-	}
+	m.DiskSizeGB = types.Int64Value(int64(cfg.GetDiskSizeGb()))
+	m.DiskType = types.StringValue(cfg.GetDiskType())
+	scopes, d := types.ListValueFrom(ctx, types.StringType, cfg.GetOauthScopes())
+	diags.Append(d...)
+	m.OAuthScopes = scopes
 	m.Labels = mapOrNull(ctx, cfg.GetLabels(), m.Labels, &diags)
 	m.ResourceLabels = mapOrNull(ctx, cfg.GetResourceLabels(), m.ResourceLabels, &diags)
 	return diags
@@ -851,7 +854,9 @@ func expandNodePool(ctx context.Context, m sliceResourceModel, s *tpu.Slice) (*c
 	diags.Append(m.Labels.ElementsAs(ctx, &labels, false)...)
 	diags.Append(m.ResourceLabels.ElementsAs(ctx, &resourceLabels, false)...)
 	var scopes []string
-	diags.Append(m.OAuthScopes.ElementsAs(ctx, &scopes, false)...)
+	if !m.OAuthScopes.IsUnknown() {
+		diags.Append(m.OAuthScopes.ElementsAs(ctx, &scopes, false)...)
+	}
 	nodes := int32(s.Hosts)
 	if m.QueuedProvisioning.ValueBool() {
 		nodes = 0
@@ -935,6 +940,15 @@ func (m *sliceResourceModel) setDerivedUnknown() {
 
 // setLiveNull keeps unknown live values out of the state written before the pool is ready.
 func (m *sliceResourceModel) setLiveNull() {
+	if m.DiskSizeGB.IsUnknown() {
+		m.DiskSizeGB = types.Int64Null()
+	}
+	if m.DiskType.IsUnknown() {
+		m.DiskType = types.StringNull()
+	}
+	if m.OAuthScopes.IsUnknown() {
+		m.OAuthScopes = types.ListNull(types.StringType)
+	}
 	m.Hosts = types.ListNull(types.StringType)
 	m.ReadyHosts, m.Status, m.Healthy = types.Int64Null(), types.StringNull(), types.BoolNull()
 }
