@@ -35,11 +35,12 @@ type Config struct {
 
 // Client calls the GKE API with raytpu's retry, locking and waiting policy.
 type Client struct {
-	api    *container.ClusterManagerClient
-	tokens oauth2.TokenSource
-	poll   PollSchedule
-	retry  Backoff
-	locks  clusterLocks
+	api       *container.ClusterManagerClient
+	tokens    oauth2.TokenSource
+	poll      PollSchedule
+	retry     Backoff
+	locks     clusterLocks
+	durations opDurations
 }
 
 // noRetry disables the client library's own retries: Client.call is the one retry policy.

@@ -71,11 +71,13 @@ func (e *OperationError) Error() string {
 // GRPCStatus lets status.FromError, and so IsNotFound and friends, see the operation's code.
 func (e *OperationError) GRPCStatus() *status.Status { return e.status }
 
-// WaitForOperation polls op until it is DONE and returns its error, if any. An operation whose
-// wait is cut short by ctx keeps running in GKE.
+// WaitForOperation polls op until it is DONE and returns its error, if any. Polls follow the
+// client's schedule, aimed at the end of the operation when one of its type has finished before
+// (see pollPlan). An operation whose wait is cut short by ctx keeps running in GKE.
 func (c *Client) WaitForOperation(ctx context.Context, cluster ClusterID, op *containerpb.Operation) error {
 	name := cluster.Operation(op.GetName())
-	delay := c.poll.Initial
+	expected := c.durations.expected(op.GetOperationType())
+	plan := c.poll.plan(expected)
 	started := time.Now()
 	polls := 0
 	for op.GetStatus() != containerpb.Operation_DONE {
@@ -83,9 +85,8 @@ func (c *Client) WaitForOperation(ctx context.Context, cluster ClusterID, op *co
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for operation %s (%s) after %s: %w; it keeps running in GKE",
 				op.GetName(), op.GetOperationType(), time.Since(started).Round(time.Second), ctx.Err())
-		case <-time.After(delay):
+		case <-time.After(plan.next(time.Since(started))):
 		}
-		delay = c.poll.next(delay)
 		var err error
 		op, err = call(ctx, c, "GetOperation", func(ctx context.Context) (*containerpb.Operation, error) {
 			return c.api.GetOperation(ctx, &containerpb.GetOperationRequest{Name: name}, noRetry)
@@ -95,9 +96,10 @@ func (c *Client) WaitForOperation(ctx context.Context, cluster ClusterID, op *co
 		}
 		polls++
 	}
+	c.durations.observe(op)
 	tflog.Debug(ctx, "GKE operation done", map[string]any{
 		"operation": op.GetName(), "type": op.GetOperationType().String(),
-		"polls": polls, "elapsed": time.Since(started).String(),
+		"polls": polls, "elapsed": time.Since(started).String(), "expected": expected.String(),
 	})
 	if e := op.GetError(); e != nil && codes.Code(e.GetCode()) != codes.OK {
 		return &OperationError{Operation: op.GetName(), Type: op.GetOperationType(), status: status.New(codes.Code(e.GetCode()), e.GetMessage())}

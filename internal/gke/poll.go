@@ -43,10 +43,12 @@ func (d *opDurations) observe(op *containerpb.Operation) {
 
 // pollPlan spaces the polls of one operation. Without an expected duration it follows the
 // schedule: Initial, growing by Factor to Max. With one, it aims a poll at just after the
-// expected end, at target = expected + min(expected/20, Initial), placing the polls before it at
+// expected end, target = expected + min(expected/50, Initial/4), placing the polls before it at
 // most Max apart and the first one at the remainder, so that one lands on the target: as many
 // polls as a fixed poll every Max, but seeing the end at once. An operation still running at the
-// target is polled as without an expectation, from Initial.
+// target is polled as without an expectation, from Initial. The margin is small because missing
+// costs little (one more poll, Initial later) while the margin is paid by every operation that
+// ends on time.
 type pollPlan struct {
 	schedule PollSchedule
 	target   time.Duration // from the start of the wait; 0 for none
@@ -56,7 +58,7 @@ type pollPlan struct {
 func (p PollSchedule) plan(expected time.Duration) *pollPlan {
 	pp := &pollPlan{schedule: p, delay: p.Initial}
 	if expected > 0 {
-		pp.target = expected + min(expected/20, p.Initial)
+		pp.target = expected + min(expected/50, p.Initial/4)
 	}
 	return pp
 }
@@ -64,10 +66,15 @@ func (p PollSchedule) plan(expected time.Duration) *pollPlan {
 // next returns how long to wait before the next poll, elapsed having passed since the wait began.
 func (pp *pollPlan) next(elapsed time.Duration) time.Duration {
 	if until := pp.target - elapsed; pp.target > 0 && until > 0 {
-		if gaps := (until - 1) / pp.schedule.Max; gaps > 0 {
-			return until - gaps*pp.schedule.Max
+		// The remainder first, then Max at a time: the last poll lands on the target.
+		switch {
+		case pp.schedule.Max <= 0:
+			return until
+		case until%pp.schedule.Max == 0:
+			return pp.schedule.Max
+		default:
+			return until % pp.schedule.Max
 		}
-		return until
 	}
 	d := pp.delay
 	pp.delay = pp.schedule.next(d)

@@ -1,0 +1,132 @@
+package gke
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"golang.org/x/oauth2"
+	rpcstatus "google.golang.org/genproto/googleapis/rpc/status"
+)
+
+// pollTimes lists when a plan polls an operation that runs longer than horizon: the elapsed
+// time at each poll up to horizon.
+func pollTimes(p *pollPlan, horizon time.Duration) []time.Duration {
+	var at []time.Duration
+	for elapsed := time.Duration(0); ; {
+		elapsed += p.next(elapsed)
+		if elapsed > horizon {
+			return at
+		}
+		at = append(at, elapsed)
+	}
+}
+
+func TestPollPlan(t *testing.T) {
+	s := PollSchedule{Initial: time.Second, Max: 10 * time.Second, Factor: 1.5}
+	ms := func(v ...int) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name     string
+		expected time.Duration
+		want     []time.Duration
+	}{
+		{"no expectation: the schedule", 0, ms(1000, 2500, 4750, 8125, 13188, 20781, 30781)},
+		// One poll at 5 s + 2%, then the schedule again while the operation runs on.
+		{"expected 5s", 5 * time.Second, ms(5100, 6100, 7600, 9850, 13225, 18288, 25881, 35881)},
+		// At most 10 s apart, the last on the target: 25 s + 250 ms (Initial/4), so 5.25, 15.25, 25.25.
+		{"expected 25s", 25 * time.Second, ms(5250, 15250, 25250, 26250, 27750, 30000, 33375, 38438)},
+		{"expected 200ms", 200 * time.Millisecond, ms(204, 1204, 2704, 4954, 8329, 13392, 20985, 30985)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := pollTimes(s.plan(tc.expected), 40*time.Second)
+			for i := range got {
+				got[i] = got[i].Round(time.Millisecond)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("polls at %v, want %v", got, tc.want)
+			}
+			prev := time.Duration(0)
+			for _, at := range got {
+				if at-prev > s.Max {
+					t.Errorf("polls %s apart, more than Max %s", at-prev, s.Max)
+				}
+				prev = at
+			}
+		})
+	}
+}
+
+func TestOpDurationsRemembersSuccessfulOperations(t *testing.T) {
+	var d opDurations
+	op := func(typ containerpb.Operation_Type, start, end string, failed bool) *containerpb.Operation {
+		o := &containerpb.Operation{OperationType: typ, Status: containerpb.Operation_DONE, StartTime: start, EndTime: end}
+		if failed {
+			o.Error = &rpcstatus.Status{Code: 8, Message: "stockout"}
+		}
+		return o
+	}
+	d.observe(op(containerpb.Operation_CREATE_NODE_POOL, "2026-01-02T03:04:05.25Z", "2026-01-02T03:06:05.5Z", false))
+	d.observe(op(containerpb.Operation_DELETE_NODE_POOL, "2026-01-02T03:04:05Z", "2026-01-02T03:04:35Z", true))
+	d.observe(op(containerpb.Operation_UPGRADE_NODES, "2026-01-02T03:04:05Z", "", false))
+	d.observe(&containerpb.Operation{OperationType: containerpb.Operation_UPDATE_CLUSTER, Status: containerpb.Operation_RUNNING, StartTime: "2026-01-02T03:04:05Z"})
+	if got := d.expected(containerpb.Operation_CREATE_NODE_POOL); got != 120250*time.Millisecond {
+		t.Errorf("CREATE_NODE_POOL expected %s, want 2m0.25s", got)
+	}
+	for _, typ := range []containerpb.Operation_Type{containerpb.Operation_DELETE_NODE_POOL, containerpb.Operation_UPGRADE_NODES, containerpb.Operation_UPDATE_CLUSTER} {
+		if got := d.expected(typ); got != 0 {
+			t.Errorf("%s expected %s from a failed, unfinished or running operation, want none", typ, got)
+		}
+	}
+}
+
+// Two operations of one type in a row: the second is polled once, on its expected end.
+func TestWaitForOperationExpectsTheDurationOfTheLastOfItsType(t *testing.T) {
+	ctx := testCtx(t)
+	if err := testEmu.SetLatencies(ctx, map[string]time.Duration{"UPDATE_CLUSTER": time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = testEmu.SetLatencies(context.Background(), map[string]time.Duration{"UPDATE_CLUSTER": 100 * time.Millisecond})
+	}()
+	c, err := New(ctx, Config{
+		Endpoint: testEmu.Endpoint(), TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmu.Token()}),
+		Poll: PollSchedule{Initial: 50 * time.Millisecond, Max: 2 * time.Second, Factor: 1.5},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	polls := make([]int, 2)
+	for i, logging := range []string{"none", "logging.googleapis.com/kubernetes"} {
+		op, err := c.UpdateCluster(ctx, testCluster, &containerpb.ClusterUpdate{DesiredLoggingService: logging})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, err := testEmu.Counters(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.WaitForOperation(ctx, testCluster, op); err != nil {
+			t.Fatal(err)
+		}
+		after, err := testEmu.Counters(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The package's tests run one at a time: every poll in between is this wait's.
+		polls[i] = after["GetOperation"] - before["GetOperation"]
+	}
+	// The first follows the schedule (50 ms growing: about 6 polls in a second); the second
+	// polls at 1.0125 s, once, or twice if the machine is too busy to end it on time.
+	if polls[1] > 2 || polls[1] >= polls[0] {
+		t.Errorf("polls of two 1 s operations in a row: %v; want the second polled at most twice, less than the first", polls)
+	}
+}
