@@ -1,0 +1,238 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// results is everything one benchmark run measured.
+type results struct {
+	When                  time.Time
+	CLI                   *cliRunner
+	Revision              string
+	Machine               machine
+	LoadStart, LoadEnd    loadAverage
+	Latency, SetupLatency time.Duration
+	Shape                 string
+
+	Slices     int
+	Apply      cliRun
+	ApplyOps   []opInfo
+	ApplyCalls apiCalls
+
+	RefreshSlices           int
+	Setup, Refresh, Plan    cliRun
+	RefreshCalls, PlanCalls map[string]int
+}
+
+// The targets.
+const (
+	overheadShare = 0.05
+	overheadFixed = 2 * time.Second
+)
+
+// figures are the derived numbers the table and the JSON summary show.
+type figures struct {
+	Wall, Emulated, Overhead, OverheadLimit time.Duration
+	OverheadPct                             float64
+	OverheadOK                              bool
+
+	SliceCallsPerSlice float64
+	Waits              waitSummary
+	CallsOK, DetectOK  bool
+
+	RefreshCalls, PlanCalls, CallBudget int
+	RefreshOK, PlanOK                   bool
+}
+
+func (r results) figures() figures {
+	var f figures
+	f.Wall = r.Apply.Wall()
+	for _, o := range r.ApplyOps {
+		f.Emulated += o.Duration()
+	}
+	f.Overhead = f.Wall - f.Emulated
+	if f.Emulated > 0 {
+		f.OverheadPct = 100 * float64(f.Overhead) / float64(f.Emulated)
+	}
+	f.OverheadLimit = time.Duration(overheadShare*float64(f.Emulated)) + overheadFixed
+	f.OverheadOK = f.Overhead <= f.OverheadLimit
+
+	f.SliceCallsPerSlice = float64(total(r.ApplyCalls.Slices)) / float64(r.Slices)
+	f.Waits = summarize(r.ApplyCalls.Waits)
+	f.CallsOK = f.Waits.N > 0 && f.Waits.Calls < f.Waits.FixedCalls
+	f.DetectOK = f.Waits.N > 0 && f.Waits.Undetected == 0 && f.Waits.Detection < fixedPollDetection
+
+	// The cluster resource reads its cluster once; each slice may read its node pool once.
+	f.CallBudget = r.RefreshSlices + 1
+	f.RefreshCalls, f.PlanCalls = total(r.RefreshCalls), total(r.PlanCalls)
+	f.RefreshOK, f.PlanOK = f.RefreshCalls <= f.CallBudget, f.PlanCalls <= f.CallBudget
+	return f
+}
+
+func passFail(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+func mib(kib int64) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }
+
+// byRPC writes "GetNodePool 50, GetCluster 1".
+func byRPC(m map[string]int) string {
+	var parts []string
+	for _, rpc := range sortedRPCs(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", rpc, m[rpc]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func planOutcome(run cliRun) string {
+	if run.ExitCode == 2 {
+		return "changes planned"
+	}
+	return "no changes"
+}
+
+// render is the report: a header saying what ran where, the table, per-operation detail and
+// notes on how the numbers were obtained.
+func render(r results) string {
+	f := r.figures()
+	var b strings.Builder
+	fmt.Fprintf(&b, "raytpu benchmark, %s\n", r.When.UTC().Format("2006-01-02 15:04 UTC"))
+	head := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(head, "CLI\t%s %s (%s)\n", r.CLI.Name, r.CLI.Version, r.CLI.Path)
+	fmt.Fprintf(head, "provider\t%s, Go %s\n", r.Revision, r.Machine.Go)
+	fmt.Fprintf(head, "machine\t%d CPUs, %s, %s RAM, %s\n", r.Machine.CPUs, r.Machine.Model, r.Machine.MemTotal, r.Machine.OS)
+	fmt.Fprintf(head, "load average\t%s at start, %s at end (1, 5, 15 min)\n", r.LoadStart, r.LoadEnd)
+	fmt.Fprintf(head, "emulator\tevery operation %s in rows 1, 2 and 4a, %s in 3 and 4b-d; KubeRay CRDs without delay\n", r.Latency, r.SetupLatency)
+	head.Flush()
+	b.WriteString("\n")
+
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	row := func(cols ...string) {
+		for len(cols) < 5 {
+			cols = append(cols, "")
+		}
+		fmt.Fprintln(tw, strings.Join(cols, "\t")+"\t")
+	}
+	row("#", "measurement", "measured", "target", "result")
+	row("1", fmt.Sprintf("apply 1 cluster + %d slices (%s): wall", r.Slices, r.Shape), secs(f.Wall))
+	row("", fmt.Sprintf("  emulated operations (%d, run one at a time)", len(r.ApplyOps)), secs(f.Emulated))
+	row("", "  provider overhead (wall - emulated)", fmt.Sprintf("%s = %.1f%%", secs(f.Overhead), f.OverheadPct),
+		fmt.Sprintf("<= 5%% + 2 s = %s", secs(f.OverheadLimit)), passFail(f.OverheadOK))
+	row("2", "GKE calls per slice, create through ready", fmt.Sprintf("%.2f (%d for %d)", f.SliceCallsPerSlice, total(r.ApplyCalls.Slices), r.Slices))
+	for _, rpc := range sortedRPCs(r.ApplyCalls.Slices) {
+		row("", "  "+rpc, fmt.Sprintf("%.2f", float64(r.ApplyCalls.Slices[rpc])/float64(r.Slices)))
+	}
+	row("", "  cluster resource, same apply", fmt.Sprintf("%d (%s)", total(r.ApplyCalls.Cluster), byRPC(r.ApplyCalls.Cluster)))
+	row("", "  operation wait per slice: create + polls", fmt.Sprintf("%.2f", f.Waits.Calls),
+		fmt.Sprintf("< %.2f (fixed 10 s poll)", f.Waits.FixedCalls), passFail(f.CallsOK))
+	detected := secs(f.Waits.Detection) + " mean"
+	if f.Waits.Undetected > 0 {
+		detected += fmt.Sprintf(" (%d not found)", f.Waits.Undetected)
+	}
+	row("", "  DONE seen after the operation ended", detected,
+		fmt.Sprintf("< %s (fixed 10 s poll, mean)", secs(fixedPollDetection)), passFail(f.DetectOK))
+	row("3", fmt.Sprintf("plan -refresh-only, %d slices on 1 cluster", r.RefreshSlices), fmt.Sprintf("%s, %s", secs(r.Refresh.Wall()), planOutcome(r.Refresh)))
+	row("", "  GKE calls of the refresh", fmt.Sprintf("%d (%s)", f.RefreshCalls, byRPC(r.RefreshCalls)),
+		fmt.Sprintf("<= %d (1 a slice, 1 the cluster)", f.CallBudget), passFail(f.RefreshOK))
+	row("", fmt.Sprintf("plan, %d slices on 1 cluster", r.RefreshSlices), fmt.Sprintf("%s, %s", secs(r.Plan.Wall()), planOutcome(r.Plan)))
+	row("", "  GKE calls of the plan", fmt.Sprintf("%d (%s)", f.PlanCalls, byRPC(r.PlanCalls)),
+		fmt.Sprintf("<= %d", f.CallBudget), passFail(f.PlanOK))
+	row("", fmt.Sprintf("  (setup: apply of %d slices, not a target)", r.RefreshSlices), secs(r.Setup.Wall()))
+	row("4", "provider peak RSS (VmHWM, largest process)")
+	for i, run := range []struct {
+		label string
+		run   cliRun
+	}{
+		{fmt.Sprintf("apply 1 cluster + %d slices", r.Slices), r.Apply},
+		{fmt.Sprintf("apply 1 cluster + %d slices", r.RefreshSlices), r.Setup},
+		{fmt.Sprintf("plan -refresh-only, %d slices", r.RefreshSlices), r.Refresh},
+		{fmt.Sprintf("plan, %d slices", r.RefreshSlices), r.Plan},
+	} {
+		row("", fmt.Sprintf("  %c. %s", 'a'+i, run.label), fmt.Sprintf("%s (%d processes)", mib(run.run.PeakKiB), run.run.Processes))
+	}
+	tw.Flush()
+
+	checks := []bool{f.OverheadOK, f.CallsOK, f.DetectOK, f.RefreshOK, f.PlanOK}
+	passed := 0
+	for _, ok := range checks {
+		if ok {
+			passed++
+		}
+	}
+	fmt.Fprintf(&b, "\n%d targets: %d PASS, %d FAIL\n", len(checks), passed, len(checks)-passed)
+
+	b.WriteString("\nOperations of apply 1 (calls = the call that started it + GetOperation polls):\n")
+	ow := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(ow, "  operation\ttarget\tduration\tcalls\tDONE seen after\tfixed 10 s poll: calls\t")
+	waits := append(append([]opWait(nil), r.ApplyCalls.ClusterWaits...), r.ApplyCalls.Waits...)
+	for _, w := range waits {
+		target, seen := w.Op.Pool, "not found"
+		if target == "" {
+			target = "cluster"
+		}
+		if w.Detected {
+			seen = secs(w.Detection)
+		}
+		fmt.Fprintf(ow, "  %s\t%s\t%s\t%d\t%s\t%d\t\n", w.Op.Type, target, secs(w.Op.Duration()), w.Calls(), seen, w.FixedPollCalls())
+	}
+	ow.Flush()
+
+	b.WriteString(`
+Notes:
+- Emulated time is the sum of the operations' own durations (start to end as the emulator reports
+  them); GKE runs one operation at a time on a cluster, so the slices queue and these add up.
+- Calls come from the emulator's request log. Node pool requests and polls of node pool operations
+  are the slices'; CreateCluster, GetCluster and polls of the cluster's operation are the cluster
+  resource's while Terraform applies it, and the slices' otherwise (their plan-time reads of the
+  cluster and the read before creating a pool).
+- A fixed 10 s poll makes ceil(duration / 10 s) + 1 calls. A waiter whose polls are at most 10 s
+  apart (operation_poll_interval, default 10s) cannot make fewer: at best it ties, so the "fewer"
+  target can only pass with a longer poll interval.
+`)
+	fmt.Fprintf(&b, "- Memory: VmHWM of every %s process, sampled every 50 ms (the CLI also starts short-lived\n"+
+		"  ones, to read the schema, which a sample may miss).\n", r.CLI.Plugin[strings.LastIndex(r.CLI.Plugin, "/")+1:])
+	return b.String()
+}
+
+// summary is the machine-readable form of the results, written next to the table.
+func (r results) summary() map[string]any {
+	f := r.figures()
+	waits := []map[string]any{}
+	for _, w := range append(append([]opWait(nil), r.ApplyCalls.ClusterWaits...), r.ApplyCalls.Waits...) {
+		waits = append(waits, map[string]any{
+			"type": w.Op.Type, "pool": w.Op.Pool, "duration_s": w.Op.Duration().Seconds(), "calls": w.Calls(),
+			"detected": w.Detected, "detection_s": w.Detection.Seconds(), "fixed_poll_calls": w.FixedPollCalls(),
+		})
+	}
+	round := func(x float64) float64 { return math.Round(x*1000) / 1000 }
+	return map[string]any{
+		"when": r.When.UTC(), "cli": r.CLI.Name + " " + r.CLI.Version, "revision": r.Revision,
+		"cpus": r.Machine.CPUs, "load_start": r.LoadStart, "load_end": r.LoadEnd,
+		"latency_s": r.Latency.Seconds(), "slices": r.Slices,
+		"apply_wall_s": round(f.Wall.Seconds()), "emulated_s": round(f.Emulated.Seconds()),
+		"overhead_s": round(f.Overhead.Seconds()), "overhead_pct": round(f.OverheadPct), "overhead_ok": f.OverheadOK,
+		"slice_calls": r.ApplyCalls.Slices, "cluster_calls": r.ApplyCalls.Cluster,
+		"wait_calls_mean": round(f.Waits.Calls), "fixed_poll_calls_mean": round(f.Waits.FixedCalls),
+		"detection_mean_s": round(f.Waits.Detection.Seconds()), "calls_ok": f.CallsOK, "detection_ok": f.DetectOK,
+		"operations":     waits,
+		"refresh_slices": r.RefreshSlices,
+		"refresh_wall_s": round(r.Refresh.Wall().Seconds()), "refresh_calls": r.RefreshCalls, "refresh_ok": f.RefreshOK,
+		"plan_wall_s": round(r.Plan.Wall().Seconds()), "plan_calls": r.PlanCalls, "plan_ok": f.PlanOK,
+		"setup_wall_s": round(r.Setup.Wall().Seconds()),
+		"peak_rss_kib": map[string]int64{
+			"apply": r.Apply.PeakKiB, "apply_refresh_setup": r.Setup.PeakKiB, "plan_refresh_only": r.Refresh.PeakKiB, "plan": r.Plan.PeakKiB,
+		},
+	}
+}
