@@ -106,6 +106,11 @@ type apiCalls struct {
 	ClusterWaits []opWait
 }
 
+// allWaits lists the cluster's operations, then the slices'.
+func (c apiCalls) allWaits() []opWait {
+	return append(append([]opWait(nil), c.ClusterWaits...), c.Waits...)
+}
+
 // attributeCalls splits the GKE requests of an apply between the cluster resource and the
 // slices. Requests on a node pool, or on an operation whose target is a node pool, are the
 // slices'; requests on an operation whose target is the cluster, the cluster's. Other cluster

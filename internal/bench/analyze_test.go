@@ -137,4 +137,12 @@ func TestRenderShowsTargetsAndOutcomes(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
 	}
+	// 3.13 s for each of the two operations, of the 8.30 s of overhead.
+	for label, want := range map[string]string{"seeing operations DONE": "6.26 s", "the rest": "2.04 s"} {
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Contains(line, label) && !strings.Contains(line, want) {
+				t.Errorf("report line %q lacks %s", line, want)
+			}
+		}
+	}
 }
