@@ -203,16 +203,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 }
 
 func (r *clusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	data, ok := req.ProviderData.(*providerData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected Resource Configure Type",
-			fmt.Sprintf("Expected *providerData, got %T. Please report this issue to the provider developers.", req.ProviderData))
-		return
-	}
-	r.data = data
+	r.data = configuredProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 // ModifyPlan fills project and location from the provider, so the id is known in the plan, and

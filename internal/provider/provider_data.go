@@ -123,3 +123,17 @@ func (d *providerData) gkeClient(ctx context.Context) (*gke.Client, error) {
 	})
 	return d.client, d.clientErr
 }
+
+// configuredProviderData is what Configure hands a resource: nil before the provider is
+// configured (during validation), an error if the framework passed something else.
+func configuredProviderData(data any, diags *diag.Diagnostics) *providerData {
+	if data == nil {
+		return nil
+	}
+	d, ok := data.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected Resource Configure Type",
+			fmt.Sprintf("Expected *providerData, got %T. Please report this issue to the provider developers.", data))
+	}
+	return d
+}

@@ -104,16 +104,7 @@ func (r *rayOperatorResource) Schema(ctx context.Context, _ resource.SchemaReque
 }
 
 func (r *rayOperatorResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	data, ok := req.ProviderData.(*providerData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected Resource Configure Type",
-			fmt.Sprintf("Expected *providerData, got %T. Please report this issue to the provider developers.", req.ProviderData))
-		return
-	}
-	r.data = data
+	r.data = configuredProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 // ModifyPlan plans another wait while KubeRay is not ready (see planKubeRayWait).
