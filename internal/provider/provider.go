@@ -74,7 +74,8 @@ func (p *raytpuProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 			"operation_poll_interval": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Longest wait between two reads of a running GKE operation, as a Go duration such as " +
-					"`10s` (the default). Polls start at one second and grow to this bound.",
+					"`10s` (the default). Polls start at one second and grow to this bound; once an operation of a type has " +
+					"finished, the next one of that type is polled just after the time it took.",
 			},
 		},
 	}
