@@ -264,6 +264,10 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
+// kubePollInterval spaces the reads of a cluster's Kubernetes API while waiting for KubeRay or
+// for a slice's hosts: they cost no GKE quota, and a short interval ends the wait sooner.
+const kubePollInterval = 250 * time.Millisecond
+
 // planKubeRayWait plans kuberay as unknown while it is not ready and the resource waits for it,
 // so that the next apply runs an update that waits again instead of reporting success.
 func planKubeRayWait(state types.Object, wait types.Bool) types.Object {
@@ -499,7 +503,7 @@ func (r *clusterResource) refresh(ctx context.Context, client *gke.Client, m *cl
 		}
 		diags.AddWarning("Cluster Unhealthy", fmt.Sprintf("raytpu_cluster (%s) is %s: %s", id, cluster.GetStatus(), strings.Join(conditions, "; ")))
 	}
-	kubeRay, d := kubeRayState(ctx, client, cluster, waitForKubeRay, r.data.config.Poll.Initial, "raytpu_cluster ("+id.String()+")")
+	kubeRay, d := kubeRayState(ctx, client, cluster, waitForKubeRay, kubePollInterval, "raytpu_cluster ("+id.String()+")")
 	diags.Append(d...)
 	m.KubeRay = kubeRay
 	return diags

@@ -281,7 +281,7 @@ func (r *rayOperatorResource) read(ctx context.Context, m *rayOperatorResourceMo
 	}
 	settings := flattenRayOperator(ray)
 	m.Logging, m.Monitoring = settings.Logging, settings.Monitoring
-	kubeRay, d := kubeRayState(ctx, client, cluster, wait, r.data.config.Poll.Initial, "raytpu_ray_operator ("+id.String()+")")
+	kubeRay, d := kubeRayState(ctx, client, cluster, wait, kubePollInterval, "raytpu_ray_operator ("+id.String()+")")
 	diags.Append(d...)
 	m.KubeRay = kubeRay
 	return true

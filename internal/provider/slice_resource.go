@@ -545,7 +545,7 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	unlock()
 	if plan.WaitForHosts.ValueBool() && !plan.QueuedProvisioning.ValueBool() {
-		if _, err := sliceHosts(ctx, client, cluster, id.Name, s.Hosts, r.data.config.Poll.Initial); err != nil {
+		if _, err := sliceHosts(ctx, client, cluster, id.Name, s.Hosts, kubePollInterval); err != nil {
 			fail("waiting for its %d hosts to be Ready Kubernetes nodes: %s", s.Hosts, err)
 			return
 		}
