@@ -286,12 +286,10 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, 90*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, 90*time.Minute, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id := plan.clusterID()
 	client, err := r.data.gkeClient(ctx)
@@ -356,12 +354,10 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, 90*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, 90*time.Minute, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id := state.clusterID()
 	client, err := r.data.gkeClient(ctx)
@@ -427,12 +423,10 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 				"deletion_protection = false, run apply, then destroy (or remove the resource) again.", id))
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, 60*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, 60*time.Minute, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	client, err := r.data.gkeClient(ctx)
 	if err != nil {

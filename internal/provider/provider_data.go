@@ -137,3 +137,16 @@ func configuredProviderData(data any, diags *diag.Diagnostics) *providerData {
 	}
 	return d
 }
+
+// withTimeout bounds ctx by the resource's configured timeout for one action (fallback when unset).
+// ok is false when the timeout could not be read; the diagnostics then say why.
+func withTimeout(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
+	fallback time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, bool) {
+	d, readDiags := timeout(ctx, fallback)
+	diags.Append(readDiags...)
+	if readDiags.HasError() {
+		return ctx, func() {}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, cancel, true
+}

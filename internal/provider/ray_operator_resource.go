@@ -128,12 +128,10 @@ func (r *rayOperatorResource) Create(ctx context.Context, req resource.CreateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, 30*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, 30*time.Minute, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id, _ := gke.ParseClusterID(plan.Cluster.ValueString())
 	plan.ID = types.StringValue(id.String())
@@ -165,12 +163,10 @@ func (r *rayOperatorResource) Update(ctx context.Context, req resource.UpdateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, 30*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, 30*time.Minute, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id, _ := gke.ParseClusterID(plan.Cluster.ValueString())
 	if !plan.Logging.Equal(state.Logging) || !plan.Monitoring.Equal(state.Monitoring) {
@@ -189,12 +185,10 @@ func (r *rayOperatorResource) Delete(ctx context.Context, req resource.DeleteReq
 	if resp.Diagnostics.HasError() || !state.DisableOnDestroy.ValueBool() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, 30*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, 30*time.Minute, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id, _ := gke.ParseClusterID(state.Cluster.ValueString())
 	if err := r.setAddon(ctx, id, false, state, false); err != nil && !gke.IsNotFound(err) {

@@ -464,12 +464,10 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, 2*time.Hour)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, 2*time.Hour, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	s, diags := resolveShape(plan.shape())
 	resp.Diagnostics.Append(diags...)
@@ -598,12 +596,10 @@ func (r *sliceResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, 30*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, 30*time.Minute, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id, _ := gke.ParseNodePoolID(state.ID.ValueString())
 	client, err := r.data.gkeClient(ctx)
@@ -647,12 +643,10 @@ func (r *sliceResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, time.Hour)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, time.Hour, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id, err := gke.ParseNodePoolID(state.ID.ValueString())
 	if err != nil {
