@@ -99,6 +99,12 @@ var reservationAttrTypes = map[string]attr.Type{"name": types.StringType, "proje
 // zonePattern recognises a zone (us-central2-b) as opposed to a region (us-central2).
 var zonePattern = regexp.MustCompile(`^[a-z]+-[a-z]+[0-9]+-[a-z]$`)
 
+// clusterZone is the zone of a zonal cluster, the default zone of its slices; ok is false for a
+// regional cluster.
+func clusterZone(id gke.ClusterID) (string, bool) {
+	return id.Location, zonePattern.MatchString(id.Location)
+}
+
 func (r *sliceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_slice"
 }
@@ -395,7 +401,7 @@ func (r *sliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("topology"), path.Root("generation"), path.Root("accelerator_type"), path.Root("chips_per_host"))
 		}
 	}
-	if !plan.ID.IsUnknown() || state == nil {
+	if state == nil {
 		if id, err := gke.ParseClusterID(plan.Cluster.ValueString()); err == nil && !plan.Cluster.IsUnknown() && !plan.Name.IsUnknown() {
 			plan.ID = types.StringValue(gke.NodePoolID{Cluster: id, Name: plan.Name.ValueString()}.String())
 		}
@@ -438,8 +444,8 @@ func (r *sliceResource) planFromCluster(ctx context.Context, plan *sliceResource
 	if err != nil {
 		return
 	}
-	if plan.Zone.IsUnknown() && zonePattern.MatchString(id.Location) {
-		plan.Zone = types.StringValue(id.Location)
+	if zone, ok := clusterZone(id); ok && plan.Zone.IsUnknown() {
+		plan.Zone = types.StringValue(zone)
 	}
 	if !plan.NodeVersion.IsUnknown() {
 		return
@@ -498,12 +504,13 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 		return
 	}
 	if plan.Zone.IsUnknown() || plan.Zone.IsNull() {
-		if !zonePattern.MatchString(clusterID.Location) {
+		zone, ok := clusterZone(clusterID)
+		if !ok {
 			resp.Diagnostics.AddAttributeError(path.Root("zone"), "Missing Zone",
 				fmt.Sprintf("%s is a regional cluster: set zone to one of its zones that offers %s.", clusterID, s.Generation.DisplayName))
 			return
 		}
-		plan.Zone = types.StringValue(clusterID.Location)
+		plan.Zone = types.StringValue(zone)
 	}
 	pool, diags := expandNodePool(ctx, plan, s)
 	resp.Diagnostics.Append(diags...)
