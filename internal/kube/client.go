@@ -54,11 +54,14 @@ const requestTimeout = 30 * time.Second
 
 // Client talks to one cluster's Kubernetes API server. It is safe for concurrent use.
 type Client struct {
-	host    string // https://host:port, for messages
-	http    *http.Client
-	core    corev1client.CoreV1Interface
-	apiext  apiextv1client.ApiextensionsV1Interface
-	dynamic dynamic.Interface
+	host string // https://host:port, for messages
+	http *http.Client
+	core corev1client.CoreV1Interface
+	// coreWatch is core without requestTimeout, for watches: they stay open for minutes, ended
+	// by the API server (TimeoutSeconds) or their context.
+	coreWatch corev1client.CoreV1Interface
+	apiext    apiextv1client.ApiextensionsV1Interface
+	dynamic   dynamic.Interface
 }
 
 // NewClient checks c and returns a client for the cluster. It does not contact the cluster.
@@ -97,6 +100,13 @@ func NewClient(c Cluster) (*Client, error) {
 	kc := &Client{host: host, http: hc}
 	if kc.core, err = corev1client.NewForConfigAndClient(cfg, hc); err != nil {
 		return nil, fmt.Errorf("kube: building the core client for %s: %w", host, err)
+	}
+	// The same transport (connections, token) with no overall timeout: an http.Client's Timeout
+	// also bounds reading the body, which would cut every watch after requestTimeout.
+	watchCfg := rest.CopyConfig(cfg)
+	watchCfg.Timeout = 0
+	if kc.coreWatch, err = corev1client.NewForConfigAndClient(watchCfg, &http.Client{Transport: hc.Transport}); err != nil {
+		return nil, fmt.Errorf("kube: building the watch client for %s: %w", host, err)
 	}
 	if kc.apiext, err = apiextv1client.NewForConfigAndClient(cfg, hc); err != nil {
 		return nil, fmt.Errorf("kube: building the apiextensions client for %s: %w", host, err)

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
@@ -55,18 +57,35 @@ var workerIndexRE = regexp.MustCompile(`-([0-9]+)$`)
 // Ties (two names with the same index) fall back to the name. WorkerID is the position in that
 // order, so it runs 0..n-1 even if the names' numbering has gaps.
 func (c *Client) SliceHosts(ctx context.Context, nodePool string) ([]Host, error) {
+	sel, err := poolSelector(nodePool)
+	if err != nil {
+		return nil, err
+	}
+	list, err := c.listPoolNodes(ctx, nodePool, sel)
+	if err != nil {
+		return nil, err
+	}
+	return hostsInWorkerOrder(list.Items), nil
+}
+
+// poolSelector is the label selector of a node pool's nodes.
+func poolSelector(nodePool string) (string, error) {
 	if nodePool == "" {
-		return nil, errors.New("kube: listing the hosts of a node pool: the node pool name is empty")
+		return "", errors.New("kube: listing the hosts of a node pool: the node pool name is empty")
 	}
 	sel, err := labels.ValidatedSelectorFromSet(labels.Set{tpu.LabelNodePool: nodePool})
 	if err != nil {
-		return nil, fmt.Errorf("kube: node pool name %q is not a valid label value: %w", nodePool, err)
+		return "", fmt.Errorf("kube: node pool name %q is not a valid label value: %w", nodePool, err)
 	}
-	list, err := c.core.Nodes().List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	return sel.String(), nil
+}
+
+func (c *Client) listPoolNodes(ctx context.Context, nodePool, sel string) (*corev1.NodeList, error) {
+	list, err := c.core.Nodes().List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
 		return nil, fmt.Errorf("kube: listing nodes of node pool %q: %w", nodePool, c.explain(err))
 	}
-	return hostsInWorkerOrder(list.Items), nil
+	return list, nil
 }
 
 // hostsInWorkerOrder sorts nodes as SliceHosts documents and turns them into Hosts.
@@ -127,27 +146,60 @@ func nodeReady(n *corev1.Node) (bool, string) {
 	return false, "no Ready condition yet"
 }
 
-// WaitForSliceHosts lists the node pool's hosts every poll (DefaultPollInterval when poll ≤ 0)
-// until at least want of them are Ready, and returns them all in worker order. Connection trouble
-// and 5xx answers are retried; a rejected certificate or token ends the wait at once. When ctx
-// ends first, the error wraps ctx's error, says how many of want hosts are Ready after how long
-// and names the ones that are not (and how many have not registered); the hosts are the last ones
-// listed.
+// watchTimeout is how long the API server keeps one watch of WaitForSliceHosts open; then the
+// wait lists the nodes again and watches anew.
+const watchTimeout = 5 * time.Minute
+
+// WaitForSliceHosts waits until at least want of the node pool's hosts are Ready and returns them
+// all in worker order. It lists the pool's nodes, then watches them from that listing: a node pool
+// takes minutes to create, and one open watch sees a host turn Ready the moment it does, where
+// listing every poll would load the API server and notice it up to a poll late. When a watch ends
+// (after watchTimeout, or when the listing is too old to watch from) the wait lists again after
+// poll (DefaultPollInterval when ≤ 0), which is also the pause before retrying connection trouble
+// and 5xx answers; a rejected certificate or token ends the wait at once. When ctx ends first, the
+// error wraps ctx's error, says how many of want hosts are Ready after how long and names the ones
+// that are not (and how many have not registered); the hosts are the last ones seen.
 func (c *Client) WaitForSliceHosts(ctx context.Context, nodePool string, want int, poll time.Duration) ([]Host, error) {
 	if want < 1 {
 		return nil, fmt.Errorf("kube: waiting for the hosts of node pool %q: want %d hosts, need at least 1", nodePool, want)
+	}
+	sel, err := poolSelector(nodePool)
+	if err != nil {
+		return nil, err
 	}
 	var (
 		last []Host
 		read bool
 	)
-	err := waitFor(ctx, poll, func(ctx context.Context) (bool, error) {
-		hosts, err := c.SliceHosts(ctx, nodePool)
+	err = waitFor(ctx, poll, func(ctx context.Context) (bool, error) {
+		list, err := c.listPoolNodes(ctx, nodePool, sel)
 		if err != nil {
 			return false, err
 		}
-		last, read = hosts, true
-		return countReady(hosts) >= want, nil
+		nodes := make(map[string]corev1.Node, len(list.Items))
+		for _, n := range list.Items {
+			nodes[n.Name] = n
+		}
+		// enough refreshes last from nodes, so that a timeout describes what was last seen.
+		enough := func() bool {
+			all := make([]corev1.Node, 0, len(nodes))
+			for _, n := range nodes {
+				all = append(all, n)
+			}
+			last, read = hostsInWorkerOrder(all), true
+			return countReady(last) >= want
+		}
+		if enough() {
+			return true, nil
+		}
+		return c.watchPoolNodes(ctx, nodePool, sel, list.ResourceVersion, func(event watch.EventType, n *corev1.Node) bool {
+			if event == watch.Deleted {
+				delete(nodes, n.Name)
+			} else {
+				nodes[n.Name] = *n
+			}
+			return enough()
+		})
 	}, func(waited time.Duration) string {
 		if !read {
 			return fmt.Sprintf("kube: node pool %q: hosts unknown after waiting %s: the nodes could not be listed", nodePool, waited)
@@ -169,6 +221,63 @@ func (c *Client) WaitForSliceHosts(ctx context.Context, nodePool string, want in
 		return msg.String()
 	})
 	return last, err
+}
+
+// watchPoolNodes watches the pool's nodes (label selector sel) from resourceVersion and hands
+// each added, changed or deleted node to apply, until apply reports enough (true, nil) or the
+// watch ends. A watch that ends without a failure of the cluster's making — closed by the API
+// server, its resource version too old (410), or ctx ending — gives (false, nil): the caller lists
+// again, or reports what it last saw. Other failures are returned for waitFor to judge.
+func (c *Client) watchPoolNodes(ctx context.Context, nodePool, sel, resourceVersion string, apply func(watch.EventType, *corev1.Node) bool) (bool, error) {
+	// The API server ends the watch after watchTimeout; this later deadline ends one whose
+	// connection died silently.
+	ctx, cancel := context.WithTimeout(ctx, watchTimeout+requestTimeout)
+	defer cancel()
+	timeout := int64(watchTimeout / time.Second)
+	w, err := c.coreWatch.Nodes().Watch(ctx, metav1.ListOptions{
+		LabelSelector:       sel,
+		ResourceVersion:     resourceVersion,
+		AllowWatchBookmarks: true,
+		TimeoutSeconds:      &timeout,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, nil
+		}
+		return false, fmt.Errorf("kube: watching nodes of node pool %q: %w", nodePool, c.explain(err))
+	}
+	defer w.Stop()
+	for {
+		var (
+			event watch.Event
+			open  bool
+		)
+		select {
+		case <-ctx.Done():
+			return false, nil
+		case event, open = <-w.ResultChan():
+		}
+		if !open {
+			return false, nil
+		}
+		switch event.Type {
+		case watch.Added, watch.Modified, watch.Deleted:
+			n, ok := event.Object.(*corev1.Node)
+			if !ok {
+				return false, fmt.Errorf("kube: watching nodes of node pool %q: a %s event carries a %T, not a node", nodePool, event.Type, event.Object)
+			}
+			if apply(event.Type, n) {
+				return true, nil
+			}
+		case watch.Error:
+			err := apierrors.FromObject(event.Object)
+			if ctx.Err() != nil || apierrors.IsGone(err) || apierrors.IsResourceExpired(err) {
+				return false, nil
+			}
+			return false, fmt.Errorf("kube: watching nodes of node pool %q: %w", nodePool, c.explain(err))
+		}
+		// A bookmark only moves the resource version on, which a fresh listing does too.
+	}
 }
 
 func countReady(hosts []Host) int {

@@ -12,6 +12,7 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
@@ -259,5 +260,136 @@ func TestWaitForSliceHostsDuringCreate(t *testing.T) {
 		if !h.Ready || h.WorkerID != i || !strings.HasSuffix(h.Name, fmt.Sprintf("-%04d", i)) {
 			t.Errorf("host %d = %+v, want Ready worker %d", i, h, i)
 		}
+	}
+}
+
+// testNodeName is the name of worker i of a pool made by a test, as the emulator would name it.
+func testNodeName(pool string, i int) string {
+	return fmt.Sprintf("gke-%s-%s-0a1b2c3d-%04d", testCluster, pool, i)
+}
+
+// createTestNode registers worker i of pool, Ready or with no Ready condition yet. The test's
+// nodes are deleted when it ends.
+func createTestNode(ctx context.Context, t *testing.T, pool string, i int, ready bool) error {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := env.client.core.Nodes().Delete(ctx, testNodeName(pool, i), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting node %s: %v", testNodeName(pool, i), err)
+		}
+	})
+	n, err := env.client.core.Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+		Name:   testNodeName(pool, i),
+		Labels: map[string]string{tpu.LabelNodePool: pool},
+	}}, metav1.CreateOptions{})
+	if err != nil || !ready {
+		return err
+	}
+	return setTestNodeReady(ctx, n.Name, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status")
+}
+
+// setTestNodeReady sets a node's Ready condition, as its kubelet does.
+func setTestNodeReady(ctx context.Context, name string, status corev1.ConditionStatus, reason, message string) error {
+	n, err := env.client.core.Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status, Reason: reason, Message: message}}
+	_, err = env.client.core.Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+	return err
+}
+
+// later runs steps one after the other, the first one after delay, from a goroutine; the
+// returned function waits for them and reports their error.
+func later(t *testing.T, delay time.Duration, steps ...func() error) func() {
+	done := make(chan error, 1)
+	go func() {
+		time.Sleep(delay)
+		for _, step := range steps {
+			if err := step(); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	return func() {
+		t.Helper()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The wait watches the nodes: a host that registers, and one that turns Ready, after the wait
+// has listed them are seen at once, not a poll later.
+func TestWaitForSliceHostsIsEventDriven(t *testing.T) {
+	ctx := testContext(t, 30*time.Second)
+	const pool = "watch-ready"
+	for i, ready := range []bool{true, true, false} {
+		if err := createTestNode(ctx, t, pool, i, ready); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const poll = time.Minute // only a second listing, after a minute, could see the changes
+	start := time.Now()
+	wait := later(t, 300*time.Millisecond,
+		func() error {
+			return setTestNodeReady(ctx, testNodeName(pool, 2), corev1.ConditionTrue, "KubeletReady", "")
+		},
+		func() error { return createTestNode(ctx, t, pool, 3, true) })
+	hosts, err := env.client.WaitForSliceHosts(ctx, pool, 4, poll)
+	took := time.Since(start)
+	wait()
+	if err != nil {
+		t.Fatalf("WaitForSliceHosts(%s, 4): %v", pool, err)
+	}
+	if took > 5*time.Second {
+		t.Errorf("WaitForSliceHosts took %s to see the last host Ready 300ms in; it must not wait for the next poll (%s)", took, poll)
+	}
+	var want []string
+	for i := range 4 {
+		want = append(want, testNodeName(pool, i))
+	}
+	if !reflect.DeepEqual(names(hosts), want) {
+		t.Fatalf("WaitForSliceHosts(%s, 4) = %v, want %v", pool, names(hosts), want)
+	}
+	for i, h := range hosts {
+		if !h.Ready || h.WorkerID != i || h.Labels[tpu.LabelNodePool] != pool {
+			t.Errorf("host %d = %+v, want Ready worker %d of %s", i, h, i, pool)
+		}
+	}
+}
+
+// Nodes deleted or turning NotReady during the wait are seen so, and the timeout says so.
+func TestWaitForSliceHostsFollowsDeletions(t *testing.T) {
+	ctx := testContext(t, 30*time.Second)
+	const pool = "watch-delete"
+	for i := range 3 {
+		if err := createTestNode(ctx, t, pool, i, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait := later(t, 300*time.Millisecond,
+		func() error {
+			return env.client.core.Nodes().Delete(ctx, testNodeName(pool, 1), metav1.DeleteOptions{})
+		},
+		func() error {
+			return setTestNodeReady(ctx, testNodeName(pool, 2), corev1.ConditionFalse, "KubeletNotReady", "container runtime is down")
+		})
+	short, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+	defer cancel()
+	hosts, err := env.client.WaitForSliceHosts(short, pool, 4, time.Minute)
+	wait()
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("WaitForSliceHosts(%s, 4) = %v, %v; want a timeout", pool, names(hosts), err)
+	}
+	want := fmt.Sprintf(`^kube: node pool "watch-delete": 1 of 4 hosts Ready after waiting [0-9.]+m?s; not ready: %s \(KubeletNotReady: container runtime is down\); 2 of 4 nodes not registered yet: context deadline exceeded$`,
+		regexp.QuoteMeta(testNodeName(pool, 2)))
+	if !regexp.MustCompile(want).MatchString(err.Error()) {
+		t.Errorf("WaitForSliceHosts(%s, 4) error:\n%s\nwant it to match %s", pool, err, want)
+	}
+	if got, want := names(hosts), []string{testNodeName(pool, 0), testNodeName(pool, 2)}; !reflect.DeepEqual(got, want) {
+		t.Errorf("WaitForSliceHosts(%s, 4) returned %v, want %v: the hosts last seen", pool, got, want)
 	}
 }

@@ -11,15 +11,17 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/rest"
 )
 
 const nodeListJSON = `{"kind":"NodeList","apiVersion":"v1","metadata":{},"items":[
  {"metadata":{"name":"gke-c-p-h-0001","labels":{"cloud.google.com/gke-nodepool":"p"}},"status":{"conditions":[{"type":"Ready","status":"True"}]}},
  {"metadata":{"name":"gke-c-p-h-0000","labels":{"cloud.google.com/gke-nodepool":"p"}},"status":{"conditions":[{"type":"Ready","status":"True"}]}}]}`
 
-// fakeAPIServer serves GET /api/v1/nodes with answer (status code and body) for the n-th request
-// (1-based), after checking the bearer token.
-func fakeAPIServer(t *testing.T, answer func(n int) (int, string)) (*Client, *atomic.Int32) {
+// fakeAPIServer serves GET /api/v1/nodes (lists and watches) with answer (status code and body)
+// for the n-th request (1-based), after checking the bearer token.
+func fakeAPIServer(t *testing.T, answer func(n int, r *http.Request) (int, string)) (*Client, *atomic.Int32) {
 	t.Helper()
 	var calls atomic.Int32
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -30,7 +32,7 @@ func fakeAPIServer(t *testing.T, answer func(n int) (int, string)) (*Client, *at
 		if r.URL.Path != "/api/v1/nodes" || r.URL.Query().Get("labelSelector") != "cloud.google.com/gke-nodepool=p" {
 			t.Errorf("request %d: %s %s, want the nodes of pool p", n, r.Method, r.URL)
 		}
-		code, body := answer(n)
+		code, body := answer(n, r)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(code)
 		_, _ = w.Write([]byte(body))
@@ -45,7 +47,7 @@ const unavailable = `{"kind":"Status","apiVersion":"v1","status":"Failure","mess
 
 // Passing failures (a 503 here) are retried until the hosts are there.
 func TestWaitRetriesServerErrors(t *testing.T) {
-	c, calls := fakeAPIServer(t, func(n int) (int, string) {
+	c, calls := fakeAPIServer(t, func(n int, _ *http.Request) (int, string) {
 		if n <= 2 {
 			return http.StatusServiceUnavailable, unavailable
 		}
@@ -65,7 +67,7 @@ func TestWaitRetriesServerErrors(t *testing.T) {
 
 // When the API server keeps failing, the timeout says what the last check ran into.
 func TestWaitReportsLastError(t *testing.T) {
-	c, _ := fakeAPIServer(t, func(int) (int, string) { return http.StatusServiceUnavailable, unavailable })
+	c, _ := fakeAPIServer(t, func(int, *http.Request) (int, string) { return http.StatusServiceUnavailable, unavailable })
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	_, err := c.WaitForSliceHosts(ctx, "p", 2, 10*time.Millisecond)
@@ -82,12 +84,59 @@ func TestWaitReportsLastError(t *testing.T) {
 // A refusal (403) is not retried.
 func TestWaitStopsOnForbidden(t *testing.T) {
 	const forbidden = `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"nodes is forbidden: User \"me@example.com\" cannot list resource \"nodes\" in API group \"\" at the cluster scope","reason":"Forbidden","code":403}`
-	c, calls := fakeAPIServer(t, func(int) (int, string) { return http.StatusForbidden, forbidden })
+	c, calls := fakeAPIServer(t, func(int, *http.Request) (int, string) { return http.StatusForbidden, forbidden })
 	_, err := c.WaitForSliceHosts(testContext(t, 30*time.Second), "p", 2, 10*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), `refused the request (403 Forbidden): nodes is forbidden: User "me@example.com" cannot list resource "nodes"`) {
 		t.Fatalf("error = %v, want the 403 with the API server's message", err)
 	}
 	if n := calls.Load(); n != 1 {
 		t.Errorf("%d requests, want 1: a 403 must not be retried", n)
+	}
+}
+
+// A watch that cannot go on (410: its resource version is too old) is followed by a new listing.
+func TestWaitRelistsAfterExpiredWatch(t *testing.T) {
+	const (
+		oneReady = `{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[
+ {"metadata":{"name":"gke-c-p-h-0000","labels":{"cloud.google.com/gke-nodepool":"p"}},"status":{"conditions":[{"type":"Ready","status":"True"}]}},
+ {"metadata":{"name":"gke-c-p-h-0001","labels":{"cloud.google.com/gke-nodepool":"p"}}}]}`
+		expired = `{"type":"BOOKMARK","object":{"kind":"Node","apiVersion":"v1","metadata":{"resourceVersion":"9"}}}
+{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 7 (12)","reason":"Expired","code":410}}
+`
+	)
+	c, calls := fakeAPIServer(t, func(n int, r *http.Request) (int, string) {
+		q := r.URL.Query()
+		watching := q.Get("watch") == "true"
+		if watching != (n == 2) {
+			t.Errorf("request %d: %s, want a list, then a watch, then a list", n, r.URL)
+		}
+		switch n {
+		case 1:
+			return http.StatusOK, oneReady
+		case 2:
+			// The watch goes on from the listing, until the API server ends it.
+			for k, want := range map[string]string{"resourceVersion": "7", "allowWatchBookmarks": "true", "timeoutSeconds": "300"} {
+				if got := q.Get(k); got != want {
+					t.Errorf("watch %s: %s=%q, want %q", r.URL, k, got, want)
+				}
+			}
+			return http.StatusOK, expired
+		default:
+			return http.StatusOK, nodeListJSON
+		}
+	})
+	// Nor does the client cut it after requestTimeout, as it does other requests.
+	if rc, ok := c.coreWatch.RESTClient().(*rest.RESTClient); !ok || rc.Client.Timeout != 0 {
+		t.Errorf("the watch client is %T with an HTTP timeout; want none", c.coreWatch.RESTClient())
+	}
+	hosts, err := c.WaitForSliceHosts(testContext(t, 30*time.Second), "p", 2, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(hosts); len(got) != 2 || got[0] != "gke-c-p-h-0000" || got[1] != "gke-c-p-h-0001" || !hosts[1].Ready {
+		t.Errorf("hosts = %+v, want gke-c-p-h-0000 and gke-c-p-h-0001, Ready", hosts)
+	}
+	if n := calls.Load(); n != 3 {
+		t.Errorf("%d requests, want 3 (list, watch ended by 410, list)", n)
 	}
 }
