@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -127,4 +128,46 @@ spec:
 		t.Fatal(err)
 	}
 	return u
+}
+
+// As in GKE, a pool's creation ends once its nodes have registered: none before the latency has
+// passed, all of them Ready by the time the operation is DONE.
+func TestPoolNodesRegisterAtTheEndOfTheCreation(t *testing.T) {
+	cluster, c, kube, _ := sharedKube(t)
+	ctx := testCtx(t)
+	if err := testEmu.SetLatencies(ctx, map[string]time.Duration{"CREATE_NODE_POOL": 1500 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resetControl(t) })
+	op, err := c.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: cluster, NodePool: tpuPool("late-nodes", "e2-standard-4", 2, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		mustSucceed(t, c)(c.DeleteNodePool(context.Background(), &containerpb.DeleteNodePoolRequest{Name: cluster + "/nodePools/late-nodes"}))
+	})
+	selector := metav1.ListOptions{LabelSelector: tpu.LabelNodePool + "=late-nodes"}
+	time.Sleep(700 * time.Millisecond)
+	nodes, err := kube.CoreV1().Nodes().List(ctx, selector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes.Items) != 0 {
+		t.Fatalf("%d nodes registered halfway through a 1.5 s creation, want none yet", len(nodes.Items))
+	}
+	if done, _ := waitOp(t, c, op); done.Error != nil {
+		t.Fatalf("creation failed: %v", done.Error)
+	}
+	if nodes, err = kube.CoreV1().Nodes().List(ctx, selector); err != nil {
+		t.Fatal(err)
+	}
+	ready := 0
+	for _, n := range nodes.Items {
+		if nodeReady(n) {
+			ready++
+		}
+	}
+	if len(nodes.Items) != 2 || ready != 2 {
+		t.Fatalf("%d nodes, %d Ready when the creation is DONE; want 2 Ready", len(nodes.Items), ready)
+	}
 }

@@ -52,9 +52,10 @@
 //
 // Each cluster has its own kube-apiserver on 127.0.0.1 (HTTPS, its own CA, reported as endpoint
 // and masterAuth.clusterCaCertificate) and one etcd serves them all (--etcd-prefix per cluster).
-// The emulator's token is cluster-admin on every cluster. When a pool turns RUNNING its nodes are
-// registered Ready with GKE's labels; TPU nodes also get google.com/tpu capacity and the
-// google.com/tpu=present:NoSchedule taint. Node names are
+// The emulator's token is cluster-admin on every cluster. A pool's nodes are registered Ready, with
+// GKE's labels, as the last step of its creation, moments before the operation is DONE and the
+// pool RUNNING (as in GKE, which ends the creation once the nodes have registered); TPU nodes also
+// get google.com/tpu capacity and the google.com/tpu=present:NoSchedule taint. Node names are
 //
 //	gke-<cluster, ≤20 chars>-<pool, ≤20 chars>-<8 hex digits of the pool>-<worker, 4+ digits>
 //

@@ -91,6 +91,9 @@ func (e *Emulator) createNodePool(n resourceName, body []byte) (*containerpb.Ope
 	e.persistLocked()
 	return e.startOperation(op, opWork{
 		run: func(ctx context.Context) *apiError { return e.provisionPools(ctx, c, []*nodePool{p}) },
+		// As in GKE, the creation ends once the nodes have registered: they are Ready moments
+		// before the operation is DONE and the pool RUNNING.
+		runLast: true,
 		finish: func(err *apiError) {
 			if err != nil {
 				e.failPoolLocked(c, p, err)

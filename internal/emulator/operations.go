@@ -16,10 +16,12 @@ import (
 
 // opWork is what an operation does: run is the slow part, done off-lock while the operation is
 // RUNNING (at least as long as the operation type's latency); finish applies the outcome under
-// e.mu, with err nil on success.
+// e.mu, with err nil on success. run starts a fifth into the latency, or with runLast once the
+// latency has passed, as the operation's last step.
 type opWork struct {
-	run    func(ctx context.Context) *apiError
-	finish func(err *apiError)
+	run     func(ctx context.Context) *apiError
+	runLast bool
+	finish  func(err *apiError)
 }
 
 func nowRFC3339() string { return time.Now().UTC().Format(time.RFC3339Nano) }
@@ -84,7 +86,8 @@ func (e *Emulator) busyLocked(c *cluster) *apiError {
 }
 
 // startOperation runs op in the background: PENDING, RUNNING after a fifth of its latency,
-// DONE when both the latency has passed and w.run has returned.
+// DONE when both the latency has passed and w.run has returned (w.run starting after the latency
+// when w.runLast).
 func (e *Emulator) startOperation(op *operation, w opWork) *containerpb.Operation {
 	latency := e.ctl.latency(op.PB.OperationType.String())
 	ctx, cancel := context.WithCancel(e.bgCtx)
@@ -104,10 +107,18 @@ func (e *Emulator) startOperation(op *operation, w opWork) *containerpb.Operatio
 		e.mu.Unlock()
 
 		var err *apiError
-		if fail == nil && ctx.Err() == nil && w.run != nil {
-			err = w.run(ctx)
+		run := func() {
+			if fail == nil && ctx.Err() == nil && w.run != nil {
+				err = w.run(ctx)
+			}
+		}
+		if !w.runLast {
+			run()
 		}
 		sleepCtx(ctx, latency-time.Since(start))
+		if w.runLast {
+			run()
+		}
 		if e.bgCtx.Err() != nil {
 			return // the emulator is closing: a stateful restart completes the operation
 		}
