@@ -60,7 +60,7 @@ func newTestClient(token string) *Client {
 	c, err := New(context.Background(), Config{
 		Endpoint:    testEmu.Endpoint(),
 		TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
-		Poll:        PollSchedule{Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, Factor: 2},
+		Poll:        PollSchedule{Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, Fraction: 0.5},
 		Retry:       Backoff{Initial: 10 * time.Millisecond, Max: 40 * time.Millisecond},
 	})
 	if err != nil {

@@ -12,16 +12,19 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// PollSchedule spaces the reads of a running operation: quick at first, since short operations
-// are common, then growing to Max so that long ones do not flood the API.
+// PollSchedule spaces the reads of a running operation in proportion to how long it has run: the
+// gap before the next read is Fraction of the time waited so far, at least Initial and at most Max.
+// An operation is then seen DONE at most Fraction of its duration (or Initial) after it ends,
+// whether it takes seconds or minutes, and a long one settles at one read every Max.
 type PollSchedule struct {
-	Initial time.Duration
-	Max     time.Duration
-	Factor  float64
+	Initial  time.Duration
+	Max      time.Duration
+	Fraction float64
 }
 
-// DefaultPollSchedule starts at one second and settles at ten.
-var DefaultPollSchedule = PollSchedule{Initial: time.Second, Max: 10 * time.Second, Factor: 1.5}
+// DefaultPollSchedule reads twice a second at first, then every fifth of the time waited, and
+// settles at every ten seconds after 50 s.
+var DefaultPollSchedule = PollSchedule{Initial: 500 * time.Millisecond, Max: 10 * time.Second, Fraction: 0.2}
 
 // WithMax returns the schedule bounded by max (the provider's operation_poll_interval).
 func (p PollSchedule) WithMax(bound time.Duration) PollSchedule {
@@ -32,12 +35,9 @@ func (p PollSchedule) WithMax(bound time.Duration) PollSchedule {
 	return p
 }
 
-func (p PollSchedule) next(prev time.Duration) time.Duration {
-	next := time.Duration(float64(prev) * p.Factor)
-	if next > p.Max {
-		return p.Max
-	}
-	return next
+// gap is how long to wait before the next read, waited having passed.
+func (p PollSchedule) gap(waited time.Duration) time.Duration {
+	return min(max(time.Duration(float64(waited)*p.Fraction), p.Initial), p.Max)
 }
 
 // Backoff spaces retries of failed calls, with jitter so that parallel callers spread out.
@@ -83,16 +83,12 @@ func (c *Client) WaitForOperation(ctx context.Context, cluster ClusterID, op *co
 	for op.GetStatus() != containerpb.Operation_DONE {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for operation %s (%s) after %s: %w; it keeps running in GKE",
-				op.GetName(), op.GetOperationType(), time.Since(started).Round(time.Second), ctx.Err())
+			return waitCut(ctx, op, started)
 		case <-time.After(plan.next(time.Since(started))):
 		}
 		var err error
-		op, err = call(ctx, c, "GetOperation", func(ctx context.Context) (*containerpb.Operation, error) {
-			return c.api.GetOperation(ctx, &containerpb.GetOperationRequest{Name: name}, noRetry)
-		})
-		if err != nil {
-			return fmt.Errorf("reading operation %s: %w", name, err)
+		if op, err = c.getOperation(ctx, name); err != nil {
+			return err
 		}
 		polls++
 	}
@@ -101,6 +97,87 @@ func (c *Client) WaitForOperation(ctx context.Context, cluster ClusterID, op *co
 		"operation": op.GetName(), "type": op.GetOperationType().String(),
 		"polls": polls, "elapsed": time.Since(started).String(), "expected": expected.String(),
 	})
+	return operationError(op)
+}
+
+// WaitForNodePoolCreation waits for op, the creation of node pool id, and returns the pool once
+// GKE reports it created. hostsUp is closed when the caller has seen the pool's hosts register as
+// Ready Kubernetes nodes: GKE ends the creation right after its nodes register, so a GetNodePool
+// then usually finds the pool RUNNING and the wait needs no read of the operation. Until then the
+// operation is read every Max (operation_poll_interval) only, which still sees a creation that
+// fails without bringing up nodes as soon as a fixed poll would; after, on the schedule, counted
+// from the moment hostsUp closed. An operation whose wait is cut short by ctx keeps running in GKE.
+func (c *Client) WaitForNodePoolCreation(ctx context.Context, id NodePoolID, op *containerpb.Operation, hostsUp <-chan struct{}) (*containerpb.NodePool, error) {
+	name := id.Cluster.Operation(op.GetName())
+	started := time.Now()
+	var (
+		plan    *pollPlan // nil while the hosts are not up: a read every Max
+		hostsAt time.Time
+		polls   int
+	)
+	timer := time.NewTimer(c.poll.Max)
+	defer timer.Stop()
+	for op.GetStatus() != containerpb.Operation_DONE {
+		select {
+		case <-ctx.Done():
+			return nil, waitCut(ctx, op, started)
+		case <-hostsUp:
+			hostsUp = nil
+			pool, err := c.GetNodePool(ctx, id)
+			if err != nil {
+				return nil, fmt.Errorf("reading node pool %s: %w", id, err)
+			}
+			if pool.GetStatus() == containerpb.NodePool_RUNNING {
+				tflog.Debug(ctx, "GKE node pool created", map[string]any{
+					"operation": op.GetName(), "polls": polls, "elapsed": time.Since(started).String(),
+				})
+				return pool, nil
+			}
+			// Not yet, or in ERROR: the operation says when, and why.
+			plan, hostsAt = c.poll.plan(0), time.Now()
+			timer.Reset(plan.next(0))
+			continue
+		case <-timer.C:
+		}
+		var err error
+		if op, err = c.getOperation(ctx, name); err != nil {
+			return nil, err
+		}
+		polls++
+		if plan == nil {
+			timer.Reset(c.poll.Max)
+		} else {
+			timer.Reset(plan.next(time.Since(hostsAt)))
+		}
+	}
+	c.durations.observe(op)
+	tflog.Debug(ctx, "GKE operation done", map[string]any{
+		"operation": op.GetName(), "type": op.GetOperationType().String(), "polls": polls, "elapsed": time.Since(started).String(),
+	})
+	if err := operationError(op); err != nil {
+		return nil, err
+	}
+	return c.GetNodePool(ctx, id)
+}
+
+func (c *Client) getOperation(ctx context.Context, name string) (*containerpb.Operation, error) {
+	op, err := call(ctx, c, "GetOperation", func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.api.GetOperation(ctx, &containerpb.GetOperationRequest{Name: name}, noRetry)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading operation %s: %w", name, err)
+	}
+	return op, nil
+}
+
+// waitCut is the error of a wait that ctx ended before op did.
+func waitCut(ctx context.Context, op *containerpb.Operation, started time.Time) error {
+	return fmt.Errorf("waiting for operation %s (%s) after %s: %w; it keeps running in GKE",
+		op.GetName(), op.GetOperationType(), time.Since(started).Round(time.Second), ctx.Err())
+}
+
+// operationError is the error a DONE operation ended with, as an *OperationError, or nil.
+func operationError(op *containerpb.Operation) error {
 	if e := op.GetError(); e != nil && codes.Code(e.GetCode()) != codes.OK {
 		return &OperationError{Operation: op.GetName(), Type: op.GetOperationType(), status: status.New(codes.Code(e.GetCode()), e.GetMessage())}
 	}

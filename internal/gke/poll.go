@@ -42,21 +42,20 @@ func (d *opDurations) observe(op *containerpb.Operation) {
 }
 
 // pollPlan spaces the polls of one operation. Without an expected duration it follows the
-// schedule: Initial, growing by Factor to Max. With one, it aims a poll at just after the
-// expected end, target = expected + min(expected/50, Initial/4), placing the polls before it at
-// most Max apart and the first one at the remainder, so that one lands on the target: as many
-// polls as a fixed poll every Max, but seeing the end at once. An operation still running at the
-// target is polled as without an expectation, from Initial. The margin is small because missing
-// costs little (one more poll, Initial later) while the margin is paid by every operation that
-// ends on time.
+// schedule. With one, it aims a poll at just after the expected end, target = expected +
+// min(expected/50, Initial/4), placing the polls before it at most Max apart and the first one at
+// the remainder, so that one lands on the target: as many polls as a fixed poll every Max, but
+// seeing the end at once. An operation still running at the target is polled on the schedule
+// counted from the target, as if its wait began there. The margin is small because missing costs
+// little (one more poll, Initial later) while the margin is paid by every operation that ends on
+// time.
 type pollPlan struct {
 	schedule PollSchedule
 	target   time.Duration // from the start of the wait; 0 for none
-	delay    time.Duration // the next growing delay
 }
 
 func (p PollSchedule) plan(expected time.Duration) *pollPlan {
-	pp := &pollPlan{schedule: p, delay: p.Initial}
+	pp := &pollPlan{schedule: p}
 	if expected > 0 {
 		pp.target = expected + min(expected/50, p.Initial/4)
 	}
@@ -65,18 +64,16 @@ func (p PollSchedule) plan(expected time.Duration) *pollPlan {
 
 // next returns how long to wait before the next poll, elapsed having passed since the wait began.
 func (pp *pollPlan) next(elapsed time.Duration) time.Duration {
-	if until := pp.target - elapsed; pp.target > 0 && until > 0 {
+	until := pp.target - elapsed
+	switch {
+	case until <= 0:
+		return pp.schedule.gap(elapsed - pp.target)
+	case pp.schedule.Max <= 0:
+		return until
+	case until%pp.schedule.Max == 0:
+		return pp.schedule.Max
+	default:
 		// The remainder first, then Max at a time: the last poll lands on the target.
-		switch {
-		case pp.schedule.Max <= 0:
-			return until
-		case until%pp.schedule.Max == 0:
-			return pp.schedule.Max
-		default:
-			return until % pp.schedule.Max
-		}
+		return until % pp.schedule.Max
 	}
-	d := pp.delay
-	pp.delay = pp.schedule.next(d)
-	return d
 }

@@ -24,8 +24,35 @@ func pollTimes(p *pollPlan, horizon time.Duration) []time.Duration {
 	}
 }
 
-func TestPollPlan(t *testing.T) {
-	s := PollSchedule{Initial: time.Second, Max: 10 * time.Second, Factor: 1.5}
+func TestScheduleSeesTheEndWithinAFractionOfTheDuration(t *testing.T) {
+	s := DefaultPollSchedule
+	polls := pollTimes(s.plan(0), 5*time.Minute)
+	want := []time.Duration{500, 1000, 1500, 2000, 2500, 3000, 3600, 4320, 5184}
+	for i, ms := range want {
+		if got := polls[i].Round(time.Millisecond); got != ms*time.Millisecond {
+			t.Fatalf("poll %d at %s, want %dms (every Initial until a fifth of the time waited is longer); polls %v", i, got, ms, polls[:len(want)])
+		}
+	}
+	prev := time.Duration(0)
+	for _, at := range polls {
+		gap := at - prev
+		if gap > s.Max {
+			t.Errorf("polls at %s and %s: %s apart, more than Max %s", prev, at, gap, s.Max)
+		}
+		// An operation that ended just after prev is seen at most Fraction of its duration late.
+		if late := max(s.Initial, time.Duration(float64(prev)*s.Fraction)); gap > late+time.Microsecond {
+			t.Errorf("poll at %s follows %s: an end just after it is seen %s late, more than %s", at, prev, gap, late)
+		}
+		prev = at
+	}
+	// A five-minute operation: about 22 polls to reach Max (at 50 s), then one every 10 s.
+	if n := len(polls); n < 40 || n > 50 {
+		t.Errorf("%d polls in 5 minutes, want 40 to 50", n)
+	}
+}
+
+func TestPollPlanAimsAtTheExpectedEnd(t *testing.T) {
+	s := PollSchedule{Initial: time.Second, Max: 10 * time.Second, Fraction: 0.2}
 	ms := func(v ...int) []time.Duration {
 		out := make([]time.Duration, len(v))
 		for i, x := range v {
@@ -38,20 +65,19 @@ func TestPollPlan(t *testing.T) {
 		expected time.Duration
 		want     []time.Duration
 	}{
-		{"no expectation: the schedule", 0, ms(1000, 2500, 4750, 8125, 13188, 20781, 30781)},
-		// One poll at 5 s + 2%, then the schedule again while the operation runs on.
-		{"expected 5s", 5 * time.Second, ms(5100, 6100, 7600, 9850, 13225, 18288, 25881, 35881)},
+		// One poll at 5 s + 2%, then the schedule counted from there while the operation runs on.
+		{"expected 5s", 5 * time.Second, ms(5100, 6100, 7100, 8100, 9100, 10100, 11100, 12300, 13740)},
 		// At most 10 s apart, the last on the target: 25 s + 250 ms (Initial/4), so 5.25, 15.25, 25.25.
-		{"expected 25s", 25 * time.Second, ms(5250, 15250, 25250, 26250, 27750, 30000, 33375, 38438)},
-		{"expected 200ms", 200 * time.Millisecond, ms(204, 1204, 2704, 4954, 8329, 13392, 20985, 30985)},
+		{"expected 25s", 25 * time.Second, ms(5250, 15250, 25250, 26250, 27250, 28250, 29250, 30250, 31250, 32450)},
+		{"expected 200ms", 200 * time.Millisecond, ms(204, 1204, 2204, 3204, 4204, 5204, 6204, 7404, 8844)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := pollTimes(s.plan(tc.expected), 40*time.Second)
 			for i := range got {
 				got[i] = got[i].Round(time.Millisecond)
 			}
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("polls at %v, want %v", got, tc.want)
+			if len(got) < len(tc.want) || !slices.Equal(got[:len(tc.want)], tc.want) {
+				t.Errorf("polls at %v, want them to begin %v", got, tc.want)
 			}
 			prev := time.Duration(0)
 			for _, at := range got {
@@ -98,7 +124,7 @@ func TestWaitForOperationExpectsTheDurationOfTheLastOfItsType(t *testing.T) {
 	}()
 	c, err := New(ctx, Config{
 		Endpoint: testEmu.Endpoint(), TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmu.Token()}),
-		Poll: PollSchedule{Initial: 50 * time.Millisecond, Max: 2 * time.Second, Factor: 1.5},
+		Poll: PollSchedule{Initial: 50 * time.Millisecond, Max: 2 * time.Second, Fraction: 0.2},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +150,8 @@ func TestWaitForOperationExpectsTheDurationOfTheLastOfItsType(t *testing.T) {
 		// The package's tests run one at a time: every poll in between is this wait's.
 		polls[i] = after["GetOperation"] - before["GetOperation"]
 	}
-	// The first follows the schedule (50 ms growing: about 6 polls in a second); the second
+	// The first follows the schedule (every 50 ms for 250 ms, then a fifth of the time waited:
+	// about 9 polls in a second); the second
 	// polls at 1.0125 s, once, or twice if the machine is too busy to end it on time.
 	if polls[1] > 2 || polls[1] >= polls[0] {
 		t.Errorf("polls of two 1 s operations in a row: %v; want the second polled at most twice, less than the first", polls)

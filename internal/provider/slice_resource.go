@@ -233,7 +233,9 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"wait_for_hosts": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Return from create only when every host is a Ready Kubernetes node (not with queued provisioning). Default `true`.",
+				MarkdownDescription: "Return from create only when every host is a Ready Kubernetes node (not with queued provisioning). Default `true`. " +
+					"The hosts are then watched while GKE creates the pool, which is how the provider learns that the pool is up: " +
+					"the GKE operation is read only every `operation_poll_interval`, to see a failure.",
 			},
 			"replace_unhealthy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
@@ -532,12 +534,23 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 	plan.ID = types.StringValue(id.String())
 	plan.setLiveNull()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if err := client.WaitForOperation(ctx, clusterID, op); err != nil {
+	// The hosts are watched while GKE creates the pool: their turning Ready is what tells the
+	// wait that the pool is up, without polling the operation for it.
+	var hosts *hostWait
+	var hostsUp <-chan struct{}
+	if plan.WaitForHosts.ValueBool() && !plan.QueuedProvisioning.ValueBool() {
+		hosts = startHostWait(ctx, client, cluster, id.Name, s.Hosts)
+		defer hosts.stop()
+		hostsUp = hosts.done
+	}
+	created, err := client.WaitForNodePoolCreation(ctx, id, op, hostsUp)
+	if err != nil {
 		var opErr *gke.OperationError
 		if !errors.As(err, &opErr) {
 			fail("waiting for the node pool: %s", gke.WithAdvice(err))
 			return
 		}
+		hosts.stop()
 		// Atomic: a failed creation may leave a pool in ERROR; delete it before reporting.
 		cleanup := deleteNodePool(ctx, client, id)
 		if cleanup != nil {
@@ -549,13 +562,11 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 		return
 	}
 	unlock()
-	if plan.WaitForHosts.ValueBool() && !plan.QueuedProvisioning.ValueBool() {
-		if _, err := sliceHosts(ctx, client, cluster, id.Name, s.Hosts, kubePollInterval); err != nil {
-			fail("waiting for its %d hosts to be Ready Kubernetes nodes: %s", s.Hosts, err)
-			return
-		}
+	if err := hosts.result(); err != nil {
+		fail("waiting for its %d hosts to be Ready Kubernetes nodes: %s", s.Hosts, err)
+		return
 	}
-	resp.Diagnostics.Append(r.refresh(ctx, client, &plan, cluster)...)
+	resp.Diagnostics.Append(r.readPool(ctx, client, &plan, cluster, created)...)
 	resp.Private.SetKey(ctx, privateClusterKey, clusterAccess(cluster))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -721,6 +732,13 @@ func (r *sliceResource) refresh(ctx context.Context, client *gke.Client, m *slic
 		diags.AddError("Error Reading Slice", fmt.Sprintf("reading raytpu_slice (%s): %s", id, gke.WithAdvice(err)))
 		return diags
 	}
+	return r.readPool(ctx, client, m, cluster, pool)
+}
+
+// readPool copies pool, as GKE just reported it, and its hosts into m.
+func (r *sliceResource) readPool(ctx context.Context, client *gke.Client, m *sliceResourceModel, cluster *containerpb.Cluster, pool *containerpb.NodePool) diag.Diagnostics {
+	var diags diag.Diagnostics
+	id, _ := gke.ParseNodePoolID(m.ID.ValueString())
 	diags.Append(flattenNodePool(ctx, pool, m)...)
 	if diags.HasError() {
 		return diags
@@ -975,12 +993,44 @@ func kubeClient(client *gke.Client, cluster *containerpb.Cluster) (*kube.Client,
 	})
 }
 
-// sliceHosts waits until want hosts of the pool are Ready nodes.
-func sliceHosts(ctx context.Context, client *gke.Client, cluster *containerpb.Cluster, pool string, want int, poll time.Duration) ([]kube.Host, error) {
-	k, err := kubeClient(client, cluster)
-	if err != nil {
-		return nil, err
+// hostWait waits in the background until want hosts of a pool are Ready Kubernetes nodes. Its
+// methods are safe on a nil *hostWait, which stands for no wait.
+type hostWait struct {
+	done   chan struct{} // closed when the wait ends, well or not
+	cancel context.CancelFunc
+	err    error
+}
+
+func startHostWait(ctx context.Context, client *gke.Client, cluster *containerpb.Cluster, pool string, want int) *hostWait {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &hostWait{done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(w.done)
+		k, err := kubeClient(client, cluster)
+		if err != nil {
+			w.err = err
+			return
+		}
+		defer k.Close()
+		_, w.err = k.WaitForSliceHosts(ctx, pool, want, kubePollInterval)
+	}()
+	return w
+}
+
+// result waits for the end of the wait and returns its error.
+func (w *hostWait) result() error {
+	if w == nil {
+		return nil
 	}
-	defer k.Close()
-	return k.WaitForSliceHosts(ctx, pool, want, poll)
+	<-w.done
+	return w.err
+}
+
+// stop ends the wait and waits for it to return.
+func (w *hostWait) stop() {
+	if w == nil {
+		return
+	}
+	w.cancel()
+	<-w.done
 }

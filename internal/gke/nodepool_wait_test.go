@@ -1,0 +1,180 @@
+package gke
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"golang.org/x/oauth2"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
+)
+
+// createSlicePool starts the creation of a v6e 4x4 pool (4 hosts) on the shared cluster, holding
+// the cluster's lock until the test ends, and deletes the pool afterwards.
+func createSlicePool(t *testing.T, c *Client, name string) (NodePoolID, *containerpb.Operation) {
+	t.Helper()
+	ctx := testCtx(t)
+	id := NodePoolID{Cluster: testCluster, Name: name}
+	unlock, err := c.LockCluster(ctx, testCluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		defer unlock()
+		if op, err := c.DeleteNodePool(context.Background(), id); err == nil {
+			_ = c.WaitForOperation(context.Background(), testCluster, op)
+		}
+	})
+	op, err := c.CreateNodePool(ctx, id, &containerpb.NodePool{
+		Name: name, InitialNodeCount: 4,
+		Config:          &containerpb.NodeConfig{MachineType: "ct6e-standard-4t"},
+		PlacementPolicy: &containerpb.NodePool_PlacementPolicy{Type: containerpb.NodePool_PlacementPolicy_COMPACT, TpuTopology: "4x4"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, op
+}
+
+// setPoolLatency makes node pool creations take d for the rest of the test.
+func setPoolLatency(t *testing.T, d time.Duration) {
+	t.Helper()
+	if err := testEmu.SetLatencies(testCtx(t), map[string]time.Duration{"CREATE_NODE_POOL": d}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = testEmu.SetLatencies(context.Background(), map[string]time.Duration{"CREATE_NODE_POOL": 100 * time.Millisecond})
+	})
+}
+
+// clientPolling builds a client whose operation reads are at most max apart.
+func clientPolling(t *testing.T, maxGap time.Duration) *Client {
+	t.Helper()
+	c, err := New(context.Background(), Config{
+		Endpoint: testEmu.Endpoint(), TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmu.Token()}),
+		Poll:  PollSchedule{Initial: 20 * time.Millisecond, Max: maxGap, Fraction: 0.2},
+		Retry: Backoff{Initial: 10 * time.Millisecond, Max: 40 * time.Millisecond},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// callsDuring counts the emulator's requests by method while f runs. The package's tests run one
+// at a time, so every request in between is f's.
+func callsDuring(t *testing.T, f func()) map[string]int {
+	t.Helper()
+	ctx := testCtx(t)
+	before, err := testEmu.Counters(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f()
+	after, err := testEmu.Counters(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for k, v := range after {
+		if d := v - before[k]; d > 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// waitCreated runs WaitForNodePoolCreation, wants the pool back RUNNING and returns the calls it
+// made and how long it took.
+func waitCreated(t *testing.T, c *Client, id NodePoolID, op *containerpb.Operation, hostsUp <-chan struct{}) (map[string]int, time.Duration) {
+	t.Helper()
+	var pool *containerpb.NodePool
+	var err error
+	started := time.Now()
+	calls := callsDuring(t, func() { pool, err = c.WaitForNodePoolCreation(testCtx(t), id, op, hostsUp) })
+	waited := time.Since(started)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pool.GetStatus() != containerpb.NodePool_RUNNING || pool.GetName() != id.Name {
+		t.Errorf("returned pool %s in %s, want %s RUNNING", pool.GetName(), pool.GetStatus(), id.Name)
+	}
+	return calls, waited
+}
+
+// The hosts come up as GKE ends the creation: one read of the pool ends the wait, and the
+// operation, read only every Max, is not read at all.
+func TestWaitForNodePoolCreationEndsOnTheHostsWithoutPolling(t *testing.T) {
+	setPoolLatency(t, 500*time.Millisecond)
+	c := clientPolling(t, 10*time.Second)
+	id, op := createSlicePool(t, c, "hosts-up")
+	hostsUp := make(chan struct{})
+	time.AfterFunc(800*time.Millisecond, func() { close(hostsUp) })
+	calls, waited := waitCreated(t, c, id, op, hostsUp)
+	if calls["GetOperation"] != 0 || calls["GetNodePool"] != 1 {
+		t.Errorf("calls %v: want one GetNodePool and no GetOperation", calls)
+	}
+	if waited > 5*time.Second {
+		t.Errorf("waited %s for a 500 ms creation whose hosts were up at 800 ms", waited)
+	}
+}
+
+// Hosts seen before GKE is done (a pool still PROVISIONING): the operation is read from then on,
+// on the schedule, until it ends.
+func TestWaitForNodePoolCreationPollsWhenTheHostsAreEarly(t *testing.T) {
+	setPoolLatency(t, time.Second)
+	c := clientPolling(t, 10*time.Second)
+	id, op := createSlicePool(t, c, "hosts-early")
+	hostsUp := make(chan struct{})
+	close(hostsUp)
+	calls, waited := waitCreated(t, c, id, op, hostsUp)
+	if calls["GetOperation"] < 2 || calls["GetNodePool"] != 2 {
+		t.Errorf("calls %v: want the early read, polls of the operation, and a read of the created pool", calls)
+	}
+	if waited < time.Second || waited > 5*time.Second {
+		t.Errorf("waited %s for a 1 s creation, polled every 20 ms growing", waited)
+	}
+}
+
+// No hosts ever: a creation that fails is still seen, by reading the operation every Max.
+func TestWaitForNodePoolCreationSeesAFailureWithoutHosts(t *testing.T) {
+	setPoolLatency(t, 500*time.Millisecond)
+	c := clientPolling(t, 300*time.Millisecond)
+	if err := testEmu.FailNextOperation(testCtx(t), emulator.OperationFault{
+		OperationType: "CREATE_NODE_POOL", Status: "RESOURCE_EXHAUSTED", Reason: "GCE_STOCKOUT",
+		Message: "The zone does not have enough resources available to fulfill the request.",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	id, op := createSlicePool(t, c, "no-hosts")
+	var err error
+	calls := callsDuring(t, func() { _, err = c.WaitForNodePoolCreation(testCtx(t), id, op, nil) })
+	var opErr *OperationError
+	if !errors.As(err, &opErr) || opErr.Type != containerpb.Operation_CREATE_NODE_POOL {
+		t.Fatalf("WaitForNodePoolCreation = %v, want the operation's error", err)
+	}
+	// 500 ms read every 300 ms: 2 reads, 3 on a busy machine.
+	if n := calls["GetOperation"]; n < 2 || n > 3 || calls["GetNodePool"] != 0 {
+		t.Errorf("calls %v: want 2 or 3 GetOperation, no GetNodePool", calls)
+	}
+}
+
+func TestWaitForNodePoolCreationHonoursTheContext(t *testing.T) {
+	setPoolLatency(t, 2*time.Second)
+	c := clientPolling(t, 10*time.Second)
+	id, op := createSlicePool(t, c, "cut-short")
+	short, cancel := context.WithTimeout(testCtx(t), 300*time.Millisecond)
+	defer cancel()
+	_, err := c.WaitForNodePoolCreation(short, id, op, nil)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("WaitForNodePoolCreation with a short context = %v", err)
+	}
+	// The creation goes on in GKE: waiting again with time to spare sees it end.
+	if err := c.WaitForOperation(testCtx(t), testCluster, op); err != nil {
+		t.Fatal(err)
+	}
+}
