@@ -127,3 +127,12 @@ func (c *Client) Counters(ctx context.Context) (map[string]int, error) {
 	err := c.call(ctx, "GET", "counters", nil, &out)
 	return out.Counters, err
 }
+
+// RayCRDInstalls implements Controller.
+func (c *Client) RayCRDInstalls(ctx context.Context) ([]RayCRDInstall, error) {
+	var out struct {
+		Installs []RayCRDInstall `json:"installs"`
+	}
+	err := c.call(ctx, "GET", "rayCRDInstalls", nil, &out)
+	return out.Installs, err
+}

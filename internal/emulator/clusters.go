@@ -466,6 +466,7 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 	if !want {
 		delay = 0
 	}
+	enabled := time.Now()
 	e.goBackground(func(ctx context.Context) {
 		if !sleepCtx(ctx, delay) || !current() {
 			return
@@ -496,5 +497,8 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 			e.persistLocked()
 		}
 		e.mu.Unlock()
+		if want && e.waitRayCRDsEstablished(ctx, c, current) == nil {
+			e.ctl.recordRayCRDs(RayCRDInstall{Cluster: c.Key, Start: enabled, End: time.Now()})
+		}
 	})
 }

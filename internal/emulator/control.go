@@ -46,6 +46,17 @@ type Controller interface {
 	// Counters returns the number of GKE API requests per ClusterManager method (e.g.
 	// "CreateNodePool"; "Unknown" for paths that match none).
 	Counters(ctx context.Context) (map[string]int, error)
+	// RayCRDInstalls returns, oldest first, how long each enabled Ray Operator add-on took to
+	// serve its KubeRay CRDs: work of the emulated GKE that, like an operation, a client waits for.
+	RayCRDInstalls(ctx context.Context) ([]RayCRDInstall, error)
+}
+
+// RayCRDInstall is the span from a Ray Operator add-on being reported enabled to its KubeRay CRDs
+// being Established in the cluster (RayCRDDelay included).
+type RayCRDInstall struct {
+	Cluster string    `json:"cluster"`
+	Start   time.Time `json:"start"`
+	End     time.Time `json:"end"`
 }
 
 var _ Controller = (*Emulator)(nil)
@@ -153,6 +164,7 @@ type controlState struct {
 	opFaults   []*opFault
 	requests   []RequestRecord
 	counters   map[string]int
+	rayCRDs    []RayCRDInstall
 	nextID     int
 	base       Options
 }
@@ -181,6 +193,7 @@ func (c *controlState) resetLocked() {
 	c.faults, c.opFaults = nil, nil
 	c.requests = nil
 	c.counters = map[string]int{}
+	c.rayCRDs = nil
 }
 
 func (c *controlState) latency(opType string) time.Duration {
@@ -439,6 +452,19 @@ func (e *Emulator) Counters(ctx context.Context) (map[string]int, error) {
 	return out, nil
 }
 
+// RayCRDInstalls implements Controller.
+func (e *Emulator) RayCRDInstalls(ctx context.Context) ([]RayCRDInstall, error) {
+	e.ctl.mu.Lock()
+	defer e.ctl.mu.Unlock()
+	return append([]RayCRDInstall(nil), e.ctl.rayCRDs...), nil
+}
+
+func (c *controlState) recordRayCRDs(install RayCRDInstall) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rayCRDs = append(c.rayCRDs, install)
+}
+
 // controlHandler serves the Controller methods as JSON under /emulator/v1/.
 func (e *Emulator) controlHandler() http.Handler {
 	mux := http.NewServeMux()
@@ -496,6 +522,10 @@ func (e *Emulator) controlHandler() http.Handler {
 	handle("GET "+controlPrefix+"counters", func(r *http.Request) (any, error) {
 		c, err := e.Counters(r.Context())
 		return map[string]any{"counters": c}, err
+	})
+	handle("GET "+controlPrefix+"rayCRDInstalls", func(r *http.Request) (any, error) {
+		installs, err := e.RayCRDInstalls(r.Context())
+		return map[string]any{"installs": installs}, err
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errNotFound("No control method %s %s.", r.Method, r.URL.Path))

@@ -67,7 +67,8 @@
 //
 // Controller (implemented by *Emulator in-process and by *Client over HTTP) resets the emulator,
 // sets latencies, zone capacity and project quota, injects request faults and operation faults,
-// fails hosts, and reads the request log and per-method counters. Its HTTP form, under
-// /emulator/v1/ with the same bearer token: POST reset, PUT latencies, POST capacity, POST quota,
-// POST and DELETE faults, POST operationFaults, POST hostFailures, GET requests, GET counters.
+// fails hosts, and reads the request log, the per-method counters and how long each Ray Operator
+// add-on took to serve its CRDs. Its HTTP form, under /emulator/v1/ with the same bearer token:
+// POST reset, PUT latencies, POST capacity, POST quota, POST and DELETE faults, POST
+// operationFaults, POST hostFailures, GET requests, GET counters, GET rayCRDInstalls.
 package emulator

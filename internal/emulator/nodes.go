@@ -355,23 +355,35 @@ func (e *Emulator) loadRayCRDs() ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
+// errNoAPIServer is the error of a CRD change on a cluster whose kube-apiserver is not running.
+var errNoAPIServer = errors.New("the cluster's kube-apiserver is not running")
+
+// rayCRDs returns the CRD API of the cluster's kube-apiserver and the KubeRay CRDs.
+func (e *Emulator) rayCRDs(c *cluster) (dynamic.ResourceInterface, []*unstructured.Unstructured, error) {
+	_, dyn := c.clients()
+	if dyn == nil {
+		return nil, nil, errNoAPIServer
+	}
+	crds, err := e.loadRayCRDs()
+	if err != nil {
+		return nil, nil, err
+	}
+	return dyn.Resource(crdGVR), crds, nil
+}
+
 // errSuperseded ends a CRD change that a newer add-on change replaced.
 var errSuperseded = errors.New("superseded by a newer add-on change")
 
 // installRayCRDs creates the KubeRay CRDs (what GKE's Ray Operator add-on installs). It gives up
 // with errSuperseded once current reports a newer add-on change.
 func (e *Emulator) installRayCRDs(ctx context.Context, c *cluster, current func() bool) error {
-	_, dyn := c.clients()
-	if dyn == nil {
-		return fmt.Errorf("the cluster's kube-apiserver is not running")
-	}
-	crds, err := e.loadRayCRDs()
+	api, crds, err := e.rayCRDs(c)
 	if err != nil {
 		return err
 	}
 	for _, crd := range crds {
 		for {
-			_, err := dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{})
+			_, err := api.Create(ctx, crd, metav1.CreateOptions{})
 			if err == nil {
 				break
 			}
@@ -380,7 +392,7 @@ func (e *Emulator) installRayCRDs(ctx context.Context, c *cluster, current func(
 			}
 			// A CRD removed a moment ago may still be terminating: wait for it to go, then create
 			// it again, or the add-on would end up enabled without its CRDs.
-			existing, err := dyn.Resource(crdGVR).Get(ctx, crd.GetName(), metav1.GetOptions{})
+			existing, err := api.Get(ctx, crd.GetName(), metav1.GetOptions{})
 			if err == nil && existing.GetDeletionTimestamp() == nil {
 				break
 			}
@@ -395,7 +407,42 @@ func (e *Emulator) installRayCRDs(ctx context.Context, c *cluster, current func(
 	return nil
 }
 
-// crdPollInterval spaces the reads of a CRD that is being deleted.
+// waitRayCRDsEstablished waits until the API server serves every KubeRay CRD (condition
+// Established), or until current reports a newer add-on change (errSuperseded).
+func (e *Emulator) waitRayCRDsEstablished(ctx context.Context, c *cluster, current func() bool) error {
+	api, crds, err := e.rayCRDs(c)
+	if err != nil {
+		return err
+	}
+	for _, crd := range crds {
+		for {
+			got, err := api.Get(ctx, crd.GetName(), metav1.GetOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("reading CRD %s: %w", crd.GetName(), err)
+			}
+			if err == nil && crdEstablished(got) {
+				break
+			}
+			if err := pollStep(ctx, current); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func crdEstablished(crd *unstructured.Unstructured) bool {
+	conditions, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+	for _, raw := range conditions {
+		cond, _ := raw.(map[string]any)
+		if cond["type"] == "Established" && cond["status"] == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// crdPollInterval spaces the reads of a CRD that is being deleted or established.
 const crdPollInterval = 100 * time.Millisecond
 
 // pollStep waits crdPollInterval, then says whether to go on polling: an error when ctx ended or
@@ -413,16 +460,15 @@ func pollStep(ctx context.Context, current func() bool) error {
 // removeRayCRDs deletes the KubeRay CRDs (and with them every Ray object) and waits until they
 // are gone, or until current reports a newer add-on change (errSuperseded).
 func (e *Emulator) removeRayCRDs(ctx context.Context, c *cluster, current func() bool) error {
-	_, dyn := c.clients()
-	if dyn == nil {
+	api, crds, err := e.rayCRDs(c)
+	if errors.Is(err, errNoAPIServer) {
 		return nil
 	}
-	crds, err := e.loadRayCRDs()
 	if err != nil {
 		return err
 	}
 	for _, crd := range crds {
-		err := dyn.Resource(crdGVR).Delete(ctx, crd.GetName(), metav1.DeleteOptions{})
+		err := api.Delete(ctx, crd.GetName(), metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting CRD %s: %w", crd.GetName(), err)
 		}
@@ -430,7 +476,7 @@ func (e *Emulator) removeRayCRDs(ctx context.Context, c *cluster, current func()
 	// Removal is done when the CRDs are gone, not when their deletion starts.
 	for _, crd := range crds {
 		for {
-			_, err := dyn.Resource(crdGVR).Get(ctx, crd.GetName(), metav1.GetOptions{})
+			_, err := api.Get(ctx, crd.GetName(), metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
 				break
 			}

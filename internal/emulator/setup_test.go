@@ -120,6 +120,30 @@ func TestRayAddonToggle(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	enabling := time.Now()
 	setRay(true)
 	waitRayClusterServed(t, dyn)
+
+	// The install is on record, over the control API, from the add-on reported enabled to the
+	// CRDs Established.
+	ctl := NewClient(testEmu.Endpoint(), testEmu.Token())
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		installs, err := ctl.RayCRDInstalls(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := RayCRDInstall{}
+		for _, in := range installs {
+			if in.Cluster == cluster {
+				last = in
+			}
+		}
+		if last.Start.After(enabling) && last.End.After(last.Start) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no install of the KubeRay CRDs of %s after %s on record: %+v", cluster, enabling, installs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
