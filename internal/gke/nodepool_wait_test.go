@@ -3,6 +3,7 @@ package gke
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,6 +38,17 @@ func createSlicePool(t *testing.T, c *Client, name string) (NodePoolID, *contain
 		t.Fatal(err)
 	}
 	return id, op
+}
+
+// failNextPoolCreation makes the next node pool creation end in a stockout.
+func failNextPoolCreation(t *testing.T) {
+	t.Helper()
+	if err := testEmu.FailNextOperation(testCtx(t), emulator.OperationFault{
+		OperationType: "CREATE_NODE_POOL", Status: "RESOURCE_EXHAUSTED", Reason: "GCE_STOCKOUT",
+		Message: "The zone does not have enough resources available to fulfill the request.",
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // setPoolLatency makes node pool creations take d for the rest of the test.
@@ -123,8 +135,8 @@ func TestWaitForNodePoolCreationEndsOnTheHostsWithoutPolling(t *testing.T) {
 	}
 }
 
-// Hosts seen before GKE is done (a pool still PROVISIONING): the operation is read from then on,
-// on the schedule, until it ends.
+// Hosts seen before GKE is done (a pool still PROVISIONING): the pool is read from then on, on
+// the schedule, until it is RUNNING.
 func TestWaitForNodePoolCreationPollsWhenTheHostsAreEarly(t *testing.T) {
 	setPoolLatency(t, time.Second)
 	c := clientPolling(t, 10*time.Second)
@@ -132,8 +144,8 @@ func TestWaitForNodePoolCreationPollsWhenTheHostsAreEarly(t *testing.T) {
 	hostsUp := make(chan struct{})
 	close(hostsUp)
 	calls, waited := waitCreated(t, c, id, op, hostsUp)
-	if calls["GetOperation"] < 2 || calls["GetNodePool"] != 2 {
-		t.Errorf("calls %v: want the early read, polls of the operation, and a read of the created pool", calls)
+	if calls["GetOperation"] != 0 || calls["GetNodePool"] < 3 {
+		t.Errorf("calls %v: want reads of the pool until it is RUNNING (20 ms apart, growing), no GetOperation", calls)
 	}
 	if waited < time.Second || waited > 5*time.Second {
 		t.Errorf("waited %s for a 1 s creation, polled every 20 ms growing", waited)
@@ -144,12 +156,7 @@ func TestWaitForNodePoolCreationPollsWhenTheHostsAreEarly(t *testing.T) {
 func TestWaitForNodePoolCreationSeesAFailureWithoutHosts(t *testing.T) {
 	setPoolLatency(t, 500*time.Millisecond)
 	c := clientPolling(t, 300*time.Millisecond)
-	if err := testEmu.FailNextOperation(testCtx(t), emulator.OperationFault{
-		OperationType: "CREATE_NODE_POOL", Status: "RESOURCE_EXHAUSTED", Reason: "GCE_STOCKOUT",
-		Message: "The zone does not have enough resources available to fulfill the request.",
-	}); err != nil {
-		t.Fatal(err)
-	}
+	failNextPoolCreation(t)
 	id, op := createSlicePool(t, c, "no-hosts")
 	var err error
 	calls := callsDuring(t, func() { _, err = c.WaitForNodePoolCreation(testCtx(t), id, op, nil) })
@@ -160,6 +167,22 @@ func TestWaitForNodePoolCreationSeesAFailureWithoutHosts(t *testing.T) {
 	// 500 ms read every 300 ms: 2 reads, 3 on a busy machine.
 	if n := calls["GetOperation"]; n < 2 || n > 3 || calls["GetNodePool"] != 0 {
 		t.Errorf("calls %v: want 2 or 3 GetOperation, no GetNodePool", calls)
+	}
+}
+
+// Hosts reported up for a pool whose creation failed: the pool is in ERROR and the operation
+// says why.
+func TestWaitForNodePoolCreationReportsWhyAPoolIsInError(t *testing.T) {
+	setPoolLatency(t, 300*time.Millisecond)
+	c := clientPolling(t, 10*time.Second)
+	failNextPoolCreation(t)
+	id, op := createSlicePool(t, c, "error-pool")
+	hostsUp := make(chan struct{})
+	time.AfterFunc(time.Second, func() { close(hostsUp) })
+	_, err := c.WaitForNodePoolCreation(testCtx(t), id, op, hostsUp)
+	var opErr *OperationError
+	if !errors.As(err, &opErr) || !strings.Contains(err.Error(), "not have enough resources") {
+		t.Fatalf("WaitForNodePoolCreation = %v, want the operation's stockout", err)
 	}
 }
 

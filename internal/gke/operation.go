@@ -22,9 +22,9 @@ type PollSchedule struct {
 	Fraction float64
 }
 
-// DefaultPollSchedule reads twice a second at first, then every fifth of the time waited, and
-// settles at every ten seconds after 50 s.
-var DefaultPollSchedule = PollSchedule{Initial: 500 * time.Millisecond, Max: 10 * time.Second, Fraction: 0.2}
+// DefaultPollSchedule reads four times a second at first, then every fifth of the time waited,
+// and settles at every ten seconds after 50 s.
+var DefaultPollSchedule = PollSchedule{Initial: 250 * time.Millisecond, Max: 10 * time.Second, Fraction: 0.2}
 
 // WithMax returns the schedule bounded by max (the provider's operation_poll_interval).
 func (p PollSchedule) WithMax(bound time.Duration) PollSchedule {
@@ -102,19 +102,16 @@ func (c *Client) WaitForOperation(ctx context.Context, cluster ClusterID, op *co
 
 // WaitForNodePoolCreation waits for op, the creation of node pool id, and returns the pool once
 // GKE reports it created. hostsUp is closed when the caller has seen the pool's hosts register as
-// Ready Kubernetes nodes: GKE ends the creation right after its nodes register, so a GetNodePool
-// then usually finds the pool RUNNING and the wait needs no read of the operation. Until then the
-// operation is read every Max (operation_poll_interval) only, which still sees a creation that
-// fails without bringing up nodes as soon as a fixed poll would; after, on the schedule, counted
-// from the moment hostsUp closed. An operation whose wait is cut short by ctx keeps running in GKE.
+// Ready Kubernetes nodes: GKE ends the creation once its nodes have registered, so from then on
+// the pool itself is read, at once and then on the schedule counted from that moment, until it is
+// RUNNING; the read that finds it so is the one the caller needs anyway, and the operation need
+// not be read at all. Until then the operation is read every Max (operation_poll_interval) only,
+// which sees a creation that fails without bringing up nodes as soon as a fixed poll would. A nil
+// hostsUp is never closed. An operation whose wait is cut short by ctx keeps running in GKE.
 func (c *Client) WaitForNodePoolCreation(ctx context.Context, id NodePoolID, op *containerpb.Operation, hostsUp <-chan struct{}) (*containerpb.NodePool, error) {
 	name := id.Cluster.Operation(op.GetName())
 	started := time.Now()
-	var (
-		plan    *pollPlan // nil while the hosts are not up: a read every Max
-		hostsAt time.Time
-		polls   int
-	)
+	polls := 0
 	timer := time.NewTimer(c.poll.Max)
 	defer timer.Stop()
 	for op.GetStatus() != containerpb.Operation_DONE {
@@ -122,21 +119,7 @@ func (c *Client) WaitForNodePoolCreation(ctx context.Context, id NodePoolID, op 
 		case <-ctx.Done():
 			return nil, waitCut(ctx, op, started)
 		case <-hostsUp:
-			hostsUp = nil
-			pool, err := c.GetNodePool(ctx, id)
-			if err != nil {
-				return nil, fmt.Errorf("reading node pool %s: %w", id, err)
-			}
-			if pool.GetStatus() == containerpb.NodePool_RUNNING {
-				tflog.Debug(ctx, "GKE node pool created", map[string]any{
-					"operation": op.GetName(), "polls": polls, "elapsed": time.Since(started).String(),
-				})
-				return pool, nil
-			}
-			// Not yet, or in ERROR: the operation says when, and why.
-			plan, hostsAt = c.poll.plan(0), time.Now()
-			timer.Reset(plan.next(0))
-			continue
+			return c.readUntilCreated(ctx, id, op, started)
 		case <-timer.C:
 		}
 		var err error
@@ -144,11 +127,7 @@ func (c *Client) WaitForNodePoolCreation(ctx context.Context, id NodePoolID, op 
 			return nil, err
 		}
 		polls++
-		if plan == nil {
-			timer.Reset(c.poll.Max)
-		} else {
-			timer.Reset(plan.next(time.Since(hostsAt)))
-		}
+		timer.Reset(c.poll.Max)
 	}
 	c.durations.observe(op)
 	tflog.Debug(ctx, "GKE operation done", map[string]any{
@@ -158,6 +137,35 @@ func (c *Client) WaitForNodePoolCreation(ctx context.Context, id NodePoolID, op 
 		return nil, err
 	}
 	return c.GetNodePool(ctx, id)
+}
+
+// readUntilCreated reads pool id, whose hosts are up, until it is created: RUNNING, or
+// RUNNING_WITH_ERROR (created, a host down since). A pool in ERROR sends the wait to op for why.
+func (c *Client) readUntilCreated(ctx context.Context, id NodePoolID, op *containerpb.Operation, started time.Time) (*containerpb.NodePool, error) {
+	hostsAt := time.Now()
+	for reads := 1; ; reads++ {
+		pool, err := c.GetNodePool(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("reading node pool %s: %w", id, err)
+		}
+		switch pool.GetStatus() {
+		case containerpb.NodePool_RUNNING, containerpb.NodePool_RUNNING_WITH_ERROR:
+			tflog.Debug(ctx, "GKE node pool created", map[string]any{
+				"operation": op.GetName(), "reads after the hosts": reads, "elapsed": time.Since(started).String(),
+			})
+			return pool, nil
+		case containerpb.NodePool_ERROR:
+			if err := c.WaitForOperation(ctx, id.Cluster, op); err != nil {
+				return nil, err
+			}
+			return pool, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, waitCut(ctx, op, started)
+		case <-time.After(c.poll.gap(time.Since(hostsAt))):
+		}
+	}
 }
 
 func (c *Client) getOperation(ctx context.Context, name string) (*containerpb.Operation, error) {

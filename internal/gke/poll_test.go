@@ -27,7 +27,7 @@ func pollTimes(p *pollPlan, horizon time.Duration) []time.Duration {
 func TestScheduleSeesTheEndWithinAFractionOfTheDuration(t *testing.T) {
 	s := DefaultPollSchedule
 	polls := pollTimes(s.plan(0), 5*time.Minute)
-	want := []time.Duration{500, 1000, 1500, 2000, 2500, 3000, 3600, 4320, 5184}
+	want := []time.Duration{250, 500, 750, 1000, 1250, 1500, 1800, 2160, 2592}
 	for i, ms := range want {
 		if got := polls[i].Round(time.Millisecond); got != ms*time.Millisecond {
 			t.Fatalf("poll %d at %s, want %dms (every Initial until a fifth of the time waited is longer); polls %v", i, got, ms, polls[:len(want)])
@@ -45,7 +45,7 @@ func TestScheduleSeesTheEndWithinAFractionOfTheDuration(t *testing.T) {
 		}
 		prev = at
 	}
-	// A five-minute operation: about 22 polls to reach Max (at 50 s), then one every 10 s.
+	// A five-minute operation: about 26 polls to reach Max (at 50 s), then one every 10 s.
 	if n := len(polls); n < 40 || n > 50 {
 		t.Errorf("%d polls in 5 minutes, want 40 to 50", n)
 	}

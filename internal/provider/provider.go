@@ -74,7 +74,7 @@ func (p *raytpuProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 			"operation_poll_interval": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Longest wait between two reads of a running GKE operation, as a Go duration such as " +
-					"`10s` (the default). Reads start every half second, then wait a fifth of the time waited so far, up to " +
+					"`10s` (the default). Reads start every quarter second, then wait a fifth of the time waited so far, up to " +
 					"this bound, so an operation is seen done within a fifth of its duration; once an operation of a type has " +
 					"finished, the next one of that type is read just after the time it took. While a slice is created, its " +
 					"hosts are watched in Kubernetes and its operation is read only at this interval, to see a failure.",
