@@ -49,6 +49,42 @@ type window struct{ Start, End time.Time }
 
 func (w window) contains(t time.Time) bool { return !t.Before(w.Start) && !t.After(w.End) }
 
+// uncovered is how much of span none of the spans in busy covers.
+func uncovered(span window, busy []window) time.Duration {
+	var within []window
+	for _, b := range busy {
+		start, end := b.Start, b.End
+		if start.Before(span.Start) {
+			start = span.Start
+		}
+		if end.After(span.End) {
+			end = span.End
+		}
+		if end.After(start) {
+			within = append(within, window{start, end})
+		}
+	}
+	return span.End.Sub(span.Start) - covered(within)
+}
+
+// covered is how much time the spans cover together, overlaps counted once.
+func covered(spans []window) time.Duration {
+	sorted := append([]window(nil), spans...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Start.Before(sorted[j].Start) })
+	var total time.Duration
+	var end time.Time
+	for _, s := range sorted {
+		if s.Start.After(end) {
+			end = s.Start
+		}
+		if s.End.After(end) {
+			total += s.End.Sub(end)
+			end = s.End
+		}
+	}
+	return total
+}
+
 // inWindow returns the requests that arrived within w.
 func inWindow(reqs []emulator.RequestRecord, w window) []emulator.RequestRecord {
 	var out []emulator.RequestRecord
@@ -72,24 +108,38 @@ func opsIn(ops []opInfo, w window) []opInfo {
 	return out
 }
 
-// opWait is what one operation cost its waiter: the call that started it, the polls, and how
-// long after the operation ended the waiter saw it DONE.
+// opWait is what one operation cost its waiter: the call that started it, the polls, the reads of
+// its target, and how long after the operation ended the waiter saw it done.
 type opWait struct {
 	Op      opInfo
 	Creates int // the mutating call that returned the operation (1, or 0 if it was not seen)
 	Polls   int // GetOperation calls on it
-	// Detection is the time from the operation's end to the poll that returned it DONE.
+	// Reads are the reads of its target after it started: GetNodePool of its pool, or the
+	// cluster resource's GetCluster for a cluster operation.
+	Reads int
+	// Detection is the time from the operation's end to the first call that could see it done:
+	// a poll of the operation, or a read of its target, answered after the end.
 	Detection time.Duration
 	Detected  bool
 }
 
-// Calls is the mutating call plus the polls.
-func (w opWait) Calls() int { return w.Creates + w.Polls }
+// Calls is the mutating call, the polls and the reads.
+func (w opWait) Calls() int { return w.Creates + w.Polls + w.Reads }
 
 // FixedPollCalls is what a fixed 10-second poll would have cost for the same operation: the
-// mutating call plus ceil(duration / 10 s) polls.
+// mutating call, ceil(duration / 10 s) polls and one read of the target once it is done.
 func (w opWait) FixedPollCalls() int {
-	return 1 + int(math.Ceil(float64(w.Op.Duration())/float64(fixedPollInterval)))
+	return 2 + int(math.Ceil(float64(w.Op.Duration())/float64(fixedPollInterval)))
+}
+
+// seen records a call on the operation or its target answered by r: the first one answered after
+// the operation ended is when the waiter could see it done.
+func (w *opWait) seen(r emulator.RequestRecord) {
+	if w.Detected || w.Op.End.IsZero() || r.Time.Add(r.Duration).Before(w.Op.End) {
+		return
+	}
+	w.Detected = true
+	w.Detection = max(r.Time.Sub(w.Op.End), 0)
 }
 
 // fixedPollDetection is the mean delay of a fixed poll between an operation's end and its
@@ -117,7 +167,8 @@ func (c apiCalls) allWaits() []opWait {
 // requests (CreateCluster, GetCluster) are the cluster's within clusterApply, the span in which
 // Terraform applied the cluster resource, and the slices' outside it: their plan-time checks and
 // their reads of the cluster before creating a pool. A CreateNodePool is matched to the
-// operation it returned by time, the operation having started while the request was served.
+// operation it returned by time, the operation having started while the request was served; a
+// read of a pool or of the cluster, to the last operation on it started before the read.
 func attributeCalls(reqs []emulator.RequestRecord, ops []opInfo, clusterApply window) apiCalls {
 	calls := apiCalls{Cluster: map[string]int{}, Slices: map[string]int{}}
 	byName := map[string]opInfo{}
@@ -132,6 +183,21 @@ func attributeCalls(reqs []emulator.RequestRecord, ops []opInfo, clusterApply wi
 		w := &opWait{Op: o}
 		waits[o.Name] = w
 		return w
+	}
+	// read counts r as a read of the target of the last operation on pool ("" for the cluster)
+	// that started before it.
+	read := func(r emulator.RequestRecord, pool string) {
+		var last *opInfo
+		for i, o := range ops {
+			if o.Pool == pool && o.Start.Before(r.Time) && (last == nil || o.Start.After(last.Start)) {
+				last = &ops[i]
+			}
+		}
+		if last != nil {
+			w := wait(*last)
+			w.Reads++
+			w.seen(r)
+		}
 	}
 	for _, r := range reqs {
 		switch {
@@ -148,19 +214,22 @@ func attributeCalls(reqs []emulator.RequestRecord, ops []opInfo, clusterApply wi
 			}
 			w := wait(o)
 			w.Polls++
-			// The waiter stops polling once it sees DONE, so its last poll is the one that did,
-			// if that poll was answered after the operation ended.
-			w.Detected = !o.End.IsZero() && !r.Time.Add(r.Duration).Before(o.End)
-			w.Detection = max(r.Time.Sub(o.End), 0)
+			w.seen(r)
 		case strings.Contains(r.Path, "/nodePools"):
 			calls.Slices[r.RPC]++
 			if o, ok := startedBy(r, "CreateNodePool", containerpb.Operation_CREATE_NODE_POOL, ops); ok {
 				wait(o).Creates++
 			}
+			if _, pool, ok := strings.Cut(r.Path, "/nodePools/"); ok && r.RPC == "GetNodePool" {
+				read(r, pool)
+			}
 		case clusterApply.contains(r.Time):
 			calls.Cluster[r.RPC]++
 			if o, ok := startedBy(r, "CreateCluster", containerpb.Operation_CREATE_CLUSTER, ops); ok {
 				wait(o).Creates++
+			}
+			if r.RPC == "GetCluster" {
+				read(r, "")
 			}
 		default:
 			calls.Slices[r.RPC]++
@@ -241,7 +310,7 @@ func countByRPC(reqs []emulator.RequestRecord) map[string]int {
 // waitSummary averages the operation waits.
 type waitSummary struct {
 	N              int
-	Calls          float64 // mean mutating call + polls
+	Calls          float64 // mean mutating call + polls + reads
 	FixedCalls     float64 // mean of the same under a fixed 10-second poll
 	Detection      time.Duration
 	Undetected     int // operations whose DONE poll was not found

@@ -65,17 +65,47 @@ func TestAttributeCallsSplitsClusterAndSlices(t *testing.T) {
 		t.Fatalf("waits %+v, cluster waits %+v: want one each", calls.Waits, calls.ClusterWaits)
 	}
 	w := calls.Waits[0]
-	if w.Creates != 1 || w.Polls != 4 || w.Calls() != 5 || !w.Detected {
-		t.Errorf("slice wait %+v: want 1 create, 4 polls, detected", w)
+	if w.Creates != 1 || w.Polls != 4 || w.Reads != 1 || w.Calls() != 6 || !w.Detected {
+		t.Errorf("slice wait %+v: want 1 create, 4 polls, 1 read, detected", w)
 	}
 	if got, want := w.Detection, 3130*time.Millisecond; got != want {
 		t.Errorf("detection %s, want %s", got, want)
 	}
-	if got := w.FixedPollCalls(); got != 2 {
-		t.Errorf("a 5 s operation under a fixed 10 s poll: %d calls, want 2", got)
+	if got := w.FixedPollCalls(); got != 3 {
+		t.Errorf("a 5 s operation under a fixed 10 s poll: %d calls, want 3", got)
 	}
-	if c := calls.ClusterWaits[0]; c.Creates != 1 || c.Polls != 4 {
-		t.Errorf("cluster wait %+v: want 1 create, 4 polls", c)
+	// The cluster resource's read after the operation is its; the slice's read before creating
+	// its pool (10.13 s, outside the cluster's apply) is not.
+	if c := calls.ClusterWaits[0]; c.Creates != 1 || c.Polls != 4 || c.Reads != 1 || c.Detection != 3130*time.Millisecond {
+		t.Errorf("cluster wait %+v: want 1 create, 4 polls, 1 read, seen DONE 3.13 s late", c)
+	}
+}
+
+// A slice that watches its hosts: no poll, one read of the pool just after the end.
+func TestReadOfThePoolAfterTheEndDetectsIt(t *testing.T) {
+	ops := []opInfo{{Name: "op", Type: "CREATE_NODE_POOL", Pool: "s", Start: at(0.002), End: at(5)}}
+	reqs := []emulator.RequestRecord{
+		req(0, "CreateNodePool", clusterPath+"/nodePools", 200),
+		req(5.02, "GetNodePool", clusterPath+"/nodePools/s", 200),
+	}
+	w := attributeCalls(reqs, ops, window{}).Waits[0]
+	if w.Creates != 1 || w.Polls != 0 || w.Reads != 1 || !w.Detected || w.Detection != 20*time.Millisecond {
+		t.Fatalf("wait %+v: want 1 create, 1 read that saw it 20 ms late", w)
+	}
+	if w.Calls() >= w.FixedPollCalls() {
+		t.Errorf("%d calls, not fewer than the %d of a fixed 10 s poll", w.Calls(), w.FixedPollCalls())
+	}
+	// A read answered before the end (hosts up, pool still PROVISIONING) does not see it; the
+	// poll after does.
+	reqs = []emulator.RequestRecord{
+		req(0, "CreateNodePool", clusterPath+"/nodePools", 200),
+		req(4.9, "GetNodePool", clusterPath+"/nodePools/s", 200),
+		req(5.4, "GetOperation", opsPath+"op", 200),
+		req(5.41, "GetNodePool", clusterPath+"/nodePools/s", 200),
+	}
+	w = attributeCalls(reqs, ops, window{}).Waits[0]
+	if w.Polls != 1 || w.Reads != 2 || w.Calls() != 4 || w.Detection != 400*time.Millisecond {
+		t.Errorf("wait %+v: want 1 poll, 2 reads, seen 400 ms late", w)
 	}
 }
 
@@ -93,7 +123,7 @@ func TestWaitWithoutDonePollIsNotDetected(t *testing.T) {
 
 func TestFixedPollCalls(t *testing.T) {
 	for d, want := range map[time.Duration]int{
-		200 * time.Millisecond: 2, 10 * time.Second: 2, 10*time.Second + time.Millisecond: 3, 25 * time.Second: 4, 5 * time.Minute: 31,
+		200 * time.Millisecond: 3, 10 * time.Second: 3, 10*time.Second + time.Millisecond: 4, 25 * time.Second: 5, 5 * time.Minute: 32,
 	} {
 		w := opWait{Op: opInfo{Start: t0, End: t0.Add(d)}}
 		if got := w.FixedPollCalls(); got != want {
@@ -144,5 +174,40 @@ func TestRenderShowsTargetsAndOutcomes(t *testing.T) {
 				t.Errorf("report line %q lacks %s", line, want)
 			}
 		}
+	}
+}
+
+func TestCoveredCountsOverlapsOnce(t *testing.T) {
+	spans := []window{{at(10), at(15)}, {at(0), at(5)}, {at(4), at(6)}, {at(14), at(14.5)}, {at(20), at(20)}}
+	if got, want := covered(spans), 11*time.Second; got != want {
+		t.Errorf("covered = %s, want %s (0-6 and 10-15)", got, want)
+	}
+	if got := covered(nil); got != 0 {
+		t.Errorf("covered(nil) = %s", got)
+	}
+	if got, want := uncovered(window{at(4), at(12)}, spans), 4*time.Second; got != want {
+		t.Errorf("uncovered 4-12 s = %s, want %s (6-10 s)", got, want)
+	}
+}
+
+// The KubeRay CRDs installed after the cluster's operation are the emulated GKE's time, not the
+// provider's; the part of an install during an operation is counted once.
+func TestFiguresCountTheAddonInstallAsEmulated(t *testing.T) {
+	reqs, ops, clusterApply := sampleApply()
+	r := results{
+		Slices: 1, Apply: cliRun{Window: window{at(0), at(18.3)}}, ApplyOps: ops,
+		ApplyCalls:   attributeCalls(reqs, ops, clusterApply),
+		ApplyRayCRDs: []window{{at(5.3), at(6.8)}, {at(10), at(10.641)}},
+	}
+	f := r.figures()
+	if f.Operations != 10*time.Second || f.RayCRDs != 1641*time.Millisecond || f.Emulated != 11641*time.Millisecond {
+		t.Errorf("operations %s, KubeRay CRDs %s, emulated %s; want 10 s, 1.641 s (1.5 s after the cluster, 0.141 s before the pool), 11.641 s", f.Operations, f.RayCRDs, f.Emulated)
+	}
+	if f.Overhead != 18300*time.Millisecond-f.Emulated {
+		t.Errorf("overhead %s, want the wall less the emulated time", f.Overhead)
+	}
+	// The cluster's operation, seen 3.13 s late, had the CRDs installing for 1.5 s of that.
+	if want := 1630*time.Millisecond + 3130*time.Millisecond; f.Detecting != want {
+		t.Errorf("detecting %s, want %s: 1.63 s for the cluster, 3.13 s for the pool", f.Detecting, want)
 	}
 }

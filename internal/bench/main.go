@@ -187,6 +187,15 @@ func benchApply(ctx context.Context, r *results, emu *emulator.Emulator, dir str
 		return fmt.Errorf("the apply's output (%s) has no apply_start and apply_complete of raytpu_cluster.bench", run.Output)
 	}
 	r.ApplyOps = opsIn(ops, run.Window)
+	installs, err := emu.RayCRDInstalls(ctx)
+	if err != nil {
+		return err
+	}
+	for _, in := range installs {
+		if run.Window.contains(in.Start) {
+			r.ApplyRayCRDs = append(r.ApplyRayCRDs, window{in.Start, in.End})
+		}
+	}
 	if err := saveJSON(filepath.Join(dir, "operations.json"), r.ApplyOps); err != nil {
 		return err
 	}
