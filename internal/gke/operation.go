@@ -151,7 +151,7 @@ func (c *Client) readUntilCreated(ctx context.Context, id NodePoolID, op *contai
 		switch pool.GetStatus() {
 		case containerpb.NodePool_RUNNING, containerpb.NodePool_RUNNING_WITH_ERROR:
 			tflog.Debug(ctx, "GKE node pool created", map[string]any{
-				"operation": op.GetName(), "reads after the hosts": reads, "elapsed": time.Since(started).String(),
+				"operation": op.GetName(), "reads_after_hosts_up": reads, "elapsed": time.Since(started).String(),
 			})
 			return pool, nil
 		case containerpb.NodePool_ERROR:

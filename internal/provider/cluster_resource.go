@@ -264,8 +264,8 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// kubePollInterval spaces the reads of a cluster's Kubernetes API while waiting for KubeRay or
-// for a slice's hosts: they cost no GKE quota, and a short interval ends the wait sooner.
+// kubePollInterval spaces the reads of a cluster's Kubernetes API while waiting for KubeRay: they
+// cost no GKE quota, and a short interval ends the wait sooner. (A slice's hosts are watched.)
 const kubePollInterval = 250 * time.Millisecond
 
 // planKubeRayWait plans kuberay as unknown while it is not ready and the resource waits for it,

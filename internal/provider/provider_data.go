@@ -36,6 +36,9 @@ type providerData struct {
 	once      sync.Once
 	client    *gke.Client
 	clientErr error
+
+	// clusters shares the slices' reads of their clusters.
+	clusters clusterReads
 }
 
 // firstSet returns the configured value, else the first non-empty environment variable.

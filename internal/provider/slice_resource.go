@@ -456,7 +456,7 @@ func (r *sliceResource) planFromCluster(ctx context.Context, plan *sliceResource
 	if err != nil {
 		return
 	}
-	cluster, err := client.GetCluster(ctx, id)
+	cluster, err := r.data.clusters.get(ctx, client, id)
 	if err != nil {
 		// The cluster is created in the same apply, or unreachable now: apply checks again.
 		tflog.Debug(ctx, "cluster not readable at plan time", map[string]any{"cluster": id.String(), "error": err.Error()})
@@ -492,7 +492,7 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 		fail("%s", err)
 		return
 	}
-	cluster, err := client.GetCluster(ctx, clusterID)
+	cluster, err := r.data.clusters.get(ctx, client, clusterID)
 	if err != nil {
 		fail("reading the cluster: %s", gke.WithAdvice(err))
 		return
@@ -547,7 +547,7 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if err != nil {
 		var opErr *gke.OperationError
 		if !errors.As(err, &opErr) {
-			fail("waiting for the node pool: %s", gke.WithAdvice(err))
+			fail("waiting for the node pool: %s%s", gke.WithAdvice(err), keptInState)
 			return
 		}
 		hosts.stop()
@@ -563,7 +563,7 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	unlock()
 	if err := hosts.result(); err != nil {
-		fail("waiting for its %d hosts to be Ready Kubernetes nodes: %s", s.Hosts, err)
+		fail("waiting for its %d hosts to be Ready Kubernetes nodes: %s%s", s.Hosts, err, keptInState)
 		return
 	}
 	resp.Diagnostics.Append(r.readPool(ctx, client, &plan, cluster, created)...)
@@ -588,7 +588,7 @@ func (r *sliceResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	cluster := clusterFromAccess(access)
 	if cluster == nil {
 		clusterID, _ := gke.ParseClusterID(state.Cluster.ValueString())
-		if cluster, err = client.GetCluster(ctx, clusterID); err != nil {
+		if cluster, err = r.data.clusters.get(ctx, client, clusterID); err != nil {
 			if gke.IsNotFound(err) {
 				resp.State.RemoveResource(ctx)
 				return
@@ -993,6 +993,10 @@ func kubeClient(client *gke.Client, cluster *containerpb.Cluster) (*kube.Client,
 	})
 }
 
+// keptInState ends the error of a creation whose wait did not end well while the pool lives on.
+const keptInState = "\n\nThe node pool is in state, so nothing is lost or duplicated: Terraform marks this slice " +
+	"tainted and the next apply replaces it. To keep the pool instead once it is ready, run terraform untaint on this slice first."
+
 // hostWait waits in the background until want hosts of a pool are Ready Kubernetes nodes. Its
 // methods are safe on a nil *hostWait, which stands for no wait.
 type hostWait struct {
@@ -1012,7 +1016,8 @@ func startHostWait(ctx context.Context, client *gke.Client, cluster *containerpb
 			return
 		}
 		defer k.Close()
-		_, w.err = k.WaitForSliceHosts(ctx, pool, want, kubePollInterval)
+		// Watched: the interval only spaces new listings after a watch ends or fails.
+		_, w.err = k.WaitForSliceHosts(ctx, pool, want, kube.DefaultPollInterval)
 	}()
 	return w
 }

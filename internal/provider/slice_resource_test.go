@@ -349,7 +349,7 @@ resource "raytpu_slice" "test" {
 			{
 				PreConfig:   func() { setPoolLatency(4 * time.Second) },
 				Config:      testAccSliceConfig(cluster, slice("1s")),
-				ExpectError: regexp.MustCompile(`(?s)waiting for the node pool.*keeps running in GKE`),
+				ExpectError: regexp.MustCompile(`(?s)waiting for the node pool.*keeps running in GKE.*terraform\s+untaint`),
 			},
 			{
 				// The pool GKE accepted is in state: the next apply replaces it, never a second pool.
