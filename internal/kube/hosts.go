@@ -156,7 +156,8 @@ const watchTimeout = 5 * time.Minute
 // listing every poll would load the API server and notice it up to a poll late. When a watch ends
 // (after watchTimeout, or when the listing is too old to watch from) the wait lists again after
 // poll (DefaultPollInterval when ≤ 0), which is also the pause before retrying connection trouble
-// and 5xx answers; a rejected certificate or token ends the wait at once. When ctx ends first, the
+// and 5xx answers; a rejected certificate or token ends the wait at once. Where the caller may list
+// nodes but not watch them (403 on the watch), the wait lists every poll instead. When ctx ends first, the
 // error wraps ctx's error, says how many of want hosts are Ready after how long and names the ones
 // that are not (and how many have not registered); the hosts are the last ones seen.
 func (c *Client) WaitForSliceHosts(ctx context.Context, nodePool string, want int, poll time.Duration) ([]Host, error) {
@@ -170,6 +171,9 @@ func (c *Client) WaitForSliceHosts(ctx context.Context, nodePool string, want in
 	var (
 		last []Host
 		read bool
+		// listOnly is set once a watch is refused (403) where listing is allowed, as it is to an
+		// RBAC role with list but not watch on nodes: the wait then lists every poll.
+		listOnly bool
 	)
 	err = waitFor(ctx, poll, func(ctx context.Context) (bool, error) {
 		list, err := c.listPoolNodes(ctx, nodePool, sel)
@@ -189,10 +193,10 @@ func (c *Client) WaitForSliceHosts(ctx context.Context, nodePool string, want in
 			last, read = hostsInWorkerOrder(all), true
 			return countReady(last) >= want
 		}
-		if enough() {
-			return true, nil
+		if enough() || listOnly {
+			return countReady(last) >= want, nil
 		}
-		return c.watchPoolNodes(ctx, nodePool, sel, list.ResourceVersion, func(event watch.EventType, n *corev1.Node) bool {
+		done, err := c.watchPoolNodes(ctx, nodePool, sel, list.ResourceVersion, func(event watch.EventType, n *corev1.Node) bool {
 			if event == watch.Deleted {
 				delete(nodes, n.Name)
 			} else {
@@ -200,6 +204,11 @@ func (c *Client) WaitForSliceHosts(ctx context.Context, nodePool string, want in
 			}
 			return enough()
 		})
+		if apierrors.IsForbidden(err) {
+			listOnly = true
+			return false, nil
+		}
+		return done, err
 	}, func(waited time.Duration) string {
 		if !read {
 			return fmt.Sprintf("kube: node pool %q: hosts unknown after waiting %s: the nodes could not be listed", nodePool, waited)

@@ -140,3 +140,35 @@ func TestWaitRelistsAfterExpiredWatch(t *testing.T) {
 		t.Errorf("%d requests, want 3 (list, watch ended by 410, list)", n)
 	}
 }
+
+// A role that may list nodes but not watch them: the wait lists every poll instead.
+func TestWaitListsWhenAWatchIsForbidden(t *testing.T) {
+	const (
+		oneReady = `{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[
+ {"metadata":{"name":"gke-c-p-h-0000","labels":{"cloud.google.com/gke-nodepool":"p"}},"status":{"conditions":[{"type":"Ready","status":"True"}]}},
+ {"metadata":{"name":"gke-c-p-h-0001","labels":{"cloud.google.com/gke-nodepool":"p"}}}]}`
+		forbidden = `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"nodes is forbidden: User \"me@example.com\" cannot watch resource \"nodes\"","reason":"Forbidden","code":403}`
+	)
+	var watches atomic.Int32
+	c, calls := fakeAPIServer(t, func(n int, r *http.Request) (int, string) {
+		if r.URL.Query().Get("watch") == "true" {
+			watches.Add(1)
+			return http.StatusForbidden, forbidden
+		}
+		if n < 4 {
+			return http.StatusOK, oneReady
+		}
+		return http.StatusOK, nodeListJSON
+	})
+	hosts, err := c.WaitForSliceHosts(testContext(t, 30*time.Second), "p", 2, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hosts) != 2 || !hosts[0].Ready || !hosts[1].Ready {
+		t.Errorf("hosts = %+v, want both Ready", hosts)
+	}
+	// list, refused watch, list, list (both Ready).
+	if n, w := calls.Load(), watches.Load(); n != 4 || w != 1 {
+		t.Errorf("%d requests with %d watches, want 4 with 1: the refused watch is not tried again", n, w)
+	}
+}
