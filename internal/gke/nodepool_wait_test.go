@@ -152,14 +152,15 @@ func TestWaitForNodePoolCreationPollsWhenTheHostsAreEarly(t *testing.T) {
 	}
 }
 
-// No hosts ever: a creation that fails is still seen, by reading the operation every Max.
+// Hosts watched that never come up: a creation that fails is still seen, by reading the
+// operation every Max.
 func TestWaitForNodePoolCreationSeesAFailureWithoutHosts(t *testing.T) {
 	setPoolLatency(t, 500*time.Millisecond)
 	c := clientPolling(t, 300*time.Millisecond)
 	failNextPoolCreation(t)
 	id, op := createSlicePool(t, c, "no-hosts")
 	var err error
-	calls := callsDuring(t, func() { _, err = c.WaitForNodePoolCreation(testCtx(t), id, op, nil) })
+	calls := callsDuring(t, func() { _, err = c.WaitForNodePoolCreation(testCtx(t), id, op, make(chan struct{})) })
 	var opErr *OperationError
 	if !errors.As(err, &opErr) || opErr.Type != containerpb.Operation_CREATE_NODE_POOL {
 		t.Fatalf("WaitForNodePoolCreation = %v, want the operation's error", err)
@@ -183,6 +184,20 @@ func TestWaitForNodePoolCreationReportsWhyAPoolIsInError(t *testing.T) {
 	var opErr *OperationError
 	if !errors.As(err, &opErr) || !strings.Contains(err.Error(), "not have enough resources") {
 		t.Fatalf("WaitForNodePoolCreation = %v, want the operation's stockout", err)
+	}
+}
+
+// Nobody watches the hosts: the operation is polled on the schedule, not every Max.
+func TestWaitForNodePoolCreationWithoutHostsPolls(t *testing.T) {
+	setPoolLatency(t, 500*time.Millisecond)
+	c := clientPolling(t, 10*time.Second)
+	id, op := createSlicePool(t, c, "unwatched")
+	calls, waited := waitCreated(t, c, id, op, nil)
+	if calls["GetOperation"] < 2 || calls["GetNodePool"] != 1 {
+		t.Errorf("calls %v: want polls of the operation, then one read of the pool", calls)
+	}
+	if waited > 5*time.Second {
+		t.Errorf("waited %s for a 500 ms creation, polled every 20 ms growing", waited)
 	}
 }
 

@@ -106,9 +106,16 @@ func (c *Client) WaitForOperation(ctx context.Context, cluster ClusterID, op *co
 // the pool itself is read, at once and then on the schedule counted from that moment, until it is
 // RUNNING; the read that finds it so is the one the caller needs anyway, and the operation need
 // not be read at all. Until then the operation is read every Max (operation_poll_interval) only,
-// which sees a creation that fails without bringing up nodes as soon as a fixed poll would. A nil
-// hostsUp is never closed. An operation whose wait is cut short by ctx keeps running in GKE.
+// which sees a creation that fails without bringing up nodes as soon as a fixed poll would.
+// Without hostsUp (nil: nobody watches the hosts) the operation is polled as by WaitForOperation.
+// An operation whose wait is cut short by ctx keeps running in GKE.
 func (c *Client) WaitForNodePoolCreation(ctx context.Context, id NodePoolID, op *containerpb.Operation, hostsUp <-chan struct{}) (*containerpb.NodePool, error) {
+	if hostsUp == nil {
+		if err := c.WaitForOperation(ctx, id.Cluster, op); err != nil {
+			return nil, err
+		}
+		return c.GetNodePool(ctx, id)
+	}
 	name := id.Cluster.Operation(op.GetName())
 	started := time.Now()
 	polls := 0
