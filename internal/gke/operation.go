@@ -75,29 +75,9 @@ func (e *OperationError) GRPCStatus() *status.Status { return e.status }
 // client's schedule, aimed at the end of the operation when one of its type has finished before
 // (see pollPlan). An operation whose wait is cut short by ctx keeps running in GKE.
 func (c *Client) WaitForOperation(ctx context.Context, cluster ClusterID, op *containerpb.Operation) error {
-	name := cluster.Operation(op.GetName())
-	expected := c.durations.expected(op.GetOperationType())
-	plan := c.poll.plan(expected)
-	started := time.Now()
-	polls := 0
-	for op.GetStatus() != containerpb.Operation_DONE {
-		select {
-		case <-ctx.Done():
-			return waitCut(ctx, op, started)
-		case <-time.After(plan.next(time.Since(started))):
-		}
-		var err error
-		if op, err = c.getOperation(ctx, name); err != nil {
-			return err
-		}
-		polls++
-	}
-	c.durations.observe(op)
-	tflog.Debug(ctx, "GKE operation done", map[string]any{
-		"operation": op.GetName(), "type": op.GetOperationType().String(),
-		"polls": polls, "elapsed": time.Since(started).String(), "expected": expected.String(),
-	})
-	return operationError(op)
+	plan := c.poll.plan(c.durations.expected(op.GetOperationType()))
+	_, err := c.pollOperation(ctx, cluster, op, plan.next, nil)
+	return err
 }
 
 // WaitForNodePoolCreation waits for op, the creation of node pool id, and returns the pool once
@@ -116,34 +96,46 @@ func (c *Client) WaitForNodePoolCreation(ctx context.Context, id NodePoolID, op 
 		}
 		return c.GetNodePool(ctx, id)
 	}
-	name := id.Cluster.Operation(op.GetName())
 	started := time.Now()
-	polls := 0
-	timer := time.NewTimer(c.poll.Max)
-	defer timer.Stop()
-	for op.GetStatus() != containerpb.Operation_DONE {
-		select {
-		case <-ctx.Done():
-			return nil, waitCut(ctx, op, started)
-		case <-hostsUp:
-			return c.readUntilCreated(ctx, id, op, started)
-		case <-timer.C:
-		}
-		var err error
-		if op, err = c.getOperation(ctx, name); err != nil {
-			return nil, err
-		}
-		polls++
-		timer.Reset(c.poll.Max)
-	}
-	c.durations.observe(op)
-	tflog.Debug(ctx, "GKE operation done", map[string]any{
-		"operation": op.GetName(), "type": op.GetOperationType().String(), "polls": polls, "elapsed": time.Since(started).String(),
-	})
-	if err := operationError(op); err != nil {
+	everyMax := func(time.Duration) time.Duration { return c.poll.Max }
+	up, err := c.pollOperation(ctx, id.Cluster, op, everyMax, hostsUp)
+	switch {
+	case up:
+		return c.readUntilCreated(ctx, id, op, started)
+	case err != nil:
 		return nil, err
 	}
 	return c.GetNodePool(ctx, id)
+}
+
+// pollOperation polls op, next(elapsed) apart, until it is DONE, and returns its error, if any;
+// or, as soon as interrupt is closed, returns interrupted without reading it further. A nil
+// interrupt is never closed.
+func (c *Client) pollOperation(ctx context.Context, cluster ClusterID, op *containerpb.Operation,
+	next func(elapsed time.Duration) time.Duration, interrupt <-chan struct{}) (interrupted bool, err error) {
+	name := cluster.Operation(op.GetName())
+	expected := c.durations.expected(op.GetOperationType())
+	started := time.Now()
+	polls := 0
+	for op.GetStatus() != containerpb.Operation_DONE {
+		select {
+		case <-ctx.Done():
+			return false, waitCut(ctx, op, started)
+		case <-interrupt:
+			return true, nil
+		case <-time.After(next(time.Since(started))):
+		}
+		if op, err = c.getOperation(ctx, name); err != nil {
+			return false, err
+		}
+		polls++
+	}
+	c.durations.observe(op)
+	tflog.Debug(ctx, "GKE operation done", map[string]any{
+		"operation": op.GetName(), "type": op.GetOperationType().String(),
+		"polls": polls, "elapsed": time.Since(started).String(), "expected": expected.String(),
+	})
+	return false, operationError(op)
 }
 
 // readUntilCreated reads pool id, whose hosts are up, until it is created: RUNNING, or

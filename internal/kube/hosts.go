@@ -193,8 +193,11 @@ func (c *Client) WaitForSliceHosts(ctx context.Context, nodePool string, want in
 			last, read = hostsInWorkerOrder(all), true
 			return countReady(last) >= want
 		}
-		if enough() || listOnly {
-			return countReady(last) >= want, nil
+		if enough() {
+			return true, nil
+		}
+		if listOnly {
+			return false, nil
 		}
 		done, err := c.watchPoolNodes(ctx, nodePool, sel, list.ResourceVersion, func(event watch.EventType, n *corev1.Node) bool {
 			if event == watch.Deleted {
