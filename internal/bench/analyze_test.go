@@ -156,12 +156,19 @@ func TestRenderShowsTargetsAndOutcomes(t *testing.T) {
 		Plan:         cliRun{Window: window{at(22), at(23)}, ExitCode: 2},
 		RefreshCalls: map[string]int{"GetNodePool": 2, "GetCluster": 1},
 		PlanCalls:    map[string]int{"GetNodePool": 2, "GetCluster": 2},
+		// 8 slices in 21 s against one in 10 s: within two waves and 2 s; 2.5 calls a slice against 4.
+		ParallelSlices: 8,
+		ParallelOne: parallelRun{Slices: 1, Run: cliRun{Window: window{at(30), at(40)}},
+			Calls: map[string]int{"GetCluster": 1, "CreateNodePool": 1, "GetNodePool": 2}},
+		ParallelMany: parallelRun{Slices: 8, Run: cliRun{Window: window{at(50), at(71)}}, MaxAtOnce: 5,
+			Creations: make([]opInfo, 8), Calls: map[string]int{"GetCluster": 1, "CreateNodePool": 8, "GetNodePool": 11}},
 	}
 	out := render(r)
 	for _, want := range []string{
 		"8.30 s = 83.0%", "<= 5% + 2 s = 2.50 s", // 18.3 s wall against 10 s of operations
 		"3 (GetNodePool 2, GetCluster 1)", "<= 3 (1 a slice, 1 the cluster)",
-		"changes planned", "5 targets: 2 PASS, 3 FAIL",
+		"changes planned", "<= 2 x 1 slice + 2 s = 22.00 s", "5 of 8", "4.00 / 2.50",
+		"7 targets: 4 PASS, 3 FAIL",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
@@ -209,5 +216,19 @@ func TestFiguresCountTheAddonInstallAsEmulated(t *testing.T) {
 	// The cluster's operation, seen 3.13 s late, had the CRDs installing for 1.5 s of that.
 	if want := 1630*time.Millisecond + 3130*time.Millisecond; f.Detecting != want {
 		t.Errorf("detecting %s, want %s: 1.63 s for the cluster, 3.13 s for the pool", f.Detecting, want)
+	}
+}
+
+func TestMaxAtOnce(t *testing.T) {
+	ops := []opInfo{
+		{Start: at(0), End: at(5)}, {Start: at(1), End: at(6)}, {Start: at(2), End: at(3)},
+		{Start: at(5), End: at(9)}, // starts as the first ends: not beside it
+		{Start: at(7)},             // still running: not counted
+	}
+	if got := maxAtOnce(ops); got != 3 {
+		t.Errorf("maxAtOnce = %d, want 3", got)
+	}
+	if got := maxAtOnce(nil); got != 0 {
+		t.Errorf("maxAtOnce(nil) = %d", got)
 	}
 }

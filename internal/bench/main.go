@@ -3,12 +3,13 @@
 // through a dev_overrides configuration. It reports the provider's overhead on an apply of one
 // cluster and a few slices, the GKE API calls each slice costs and how soon the provider sees an
 // operation finish (against a fixed 10-second poll), plan and refresh of 50 slices with the GKE
-// calls of a refresh, and the provider's peak memory. `make bench` runs it; the table goes to
+// calls of a refresh, how long 8 slices added to one cluster take against one, and the
+// provider's peak memory. `make bench` runs it; the table goes to
 // stdout and to a file in the output folder.
 //
 // Usage:
 //
-//	go run ./internal/bench -cli /path/to/terraform [-latency 5s] [-slices 4] [-refresh-slices 50] [-out .run/bench]
+//	go run ./internal/bench -cli /path/to/terraform [-latency 5s] [-slices 4] [-refresh-slices 50] [-parallel-slices 8] [-out .run/bench]
 package main
 
 import (
@@ -44,6 +45,7 @@ type options struct {
 	latency       time.Duration
 	slices        int
 	refreshSlices int
+	parallel      int
 	setupLatency  time.Duration
 	out           string
 	maxLoad       float64
@@ -58,6 +60,7 @@ func main() {
 	flag.DurationVar(&o.latency, "latency", 5*time.Second, "emulated latency of every GKE operation in the apply benchmark")
 	flag.IntVar(&o.slices, "slices", 4, "slices created with the cluster in the apply benchmark")
 	flag.IntVar(&o.refreshSlices, "refresh-slices", 50, "slices in state for the plan and refresh benchmark")
+	flag.IntVar(&o.parallel, "parallel-slices", 8, "slices added to one cluster in one apply in the parallel slices benchmark")
 	flag.DurationVar(&o.setupLatency, "setup-latency", 200*time.Millisecond, "emulated operation latency while creating the slices of the plan and refresh benchmark")
 	flag.StringVar(&o.out, "out", ".run/bench", "folder for the results, the provider binary and the working directories")
 	flag.Float64Var(&o.maxLoad, "max-load", 0, "wait until the one-minute load average is at most this before measuring (0: do not wait)")
@@ -83,8 +86,8 @@ func run(ctx context.Context, o options) error {
 	if !filepath.IsAbs(o.cli) {
 		return fmt.Errorf("-cli %q: give the absolute path of a terraform or tofu binary (`make bench` passes the pinned one)", o.cli)
 	}
-	if o.slices < 1 || o.refreshSlices < 1 || o.latency <= 0 || o.setupLatency <= 0 {
-		return fmt.Errorf("-slices and -refresh-slices must be at least 1, -latency and -setup-latency positive")
+	if o.slices < 1 || o.refreshSlices < 1 || o.parallel < 1 || o.latency <= 0 || o.setupLatency <= 0 {
+		return fmt.Errorf("-slices, -refresh-slices and -parallel-slices must be at least 1, -latency and -setup-latency positive")
 	}
 	out, err := filepath.Abs(o.out)
 	if err != nil {
@@ -120,7 +123,8 @@ func run(ctx context.Context, o options) error {
 		waitForQuiet(o.maxLoad, o.loadWait, logf)
 	}
 	r := results{When: time.Now(), Revision: rev, Machine: describeMachine(), LoadStart: readLoad(), Latency: o.latency,
-		SetupLatency: o.setupLatency, Slices: o.slices, RefreshSlices: o.refreshSlices, Shape: sliceGeneration + " " + sliceTopology}
+		SetupLatency: o.setupLatency, Slices: o.slices, RefreshSlices: o.refreshSlices, ParallelSlices: o.parallel,
+		Shape: sliceGeneration + " " + sliceTopology}
 
 	logf("starting the GKE emulator (operations take %s)", o.latency)
 	emu, err := emulator.Start(ctx, emulator.Options{DefaultLatency: o.latency, RayCRDDelay: -1,
@@ -141,6 +145,9 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	if err := benchRefresh(ctx, &r, emu, filepath.Join(out, "work", "refresh")); err != nil {
+		return err
+	}
+	if err := benchParallel(ctx, &r, emu, filepath.Join(out, "work", "parallel")); err != nil {
 		return err
 	}
 	r.LoadEnd = readLoad()

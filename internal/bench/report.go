@@ -28,6 +28,9 @@ type results struct {
 	RefreshSlices           int
 	Setup, Refresh, Plan    cliRun
 	RefreshCalls, PlanCalls map[string]int
+
+	ParallelSlices            int
+	ParallelOne, ParallelMany parallelRun
 }
 
 // The targets.
@@ -55,6 +58,11 @@ type figures struct {
 
 	RefreshCalls, PlanCalls, CallBudget int
 	RefreshOK, PlanOK                   bool
+
+	// ParallelLimit is the target for adding ParallelSlices slices: two waves of the one slice's
+	// apply (GKE runs 5 node pool operations of a cluster at once), plus 2 s.
+	ParallelLimit               time.Duration
+	ParallelOK, ParallelCallsOK bool
 }
 
 func (r results) figures() figures {
@@ -91,8 +99,16 @@ func (r results) figures() figures {
 	f.CallBudget = r.RefreshSlices + 1
 	f.RefreshCalls, f.PlanCalls = total(r.RefreshCalls), total(r.PlanCalls)
 	f.RefreshOK, f.PlanOK = f.RefreshCalls <= f.CallBudget, f.PlanCalls <= f.CallBudget
+
+	waves := (r.ParallelSlices + parallelWave - 1) / parallelWave
+	f.ParallelLimit = time.Duration(waves)*r.ParallelOne.Run.Wall() + overheadFixed
+	f.ParallelOK = r.ParallelMany.Run.Wall() <= f.ParallelLimit
+	f.ParallelCallsOK = r.ParallelMany.CallsPerSlice() <= r.ParallelOne.CallsPerSlice()
 	return f
 }
+
+// parallelWave is how many node pool operations GKE runs at once on one cluster.
+const parallelWave = 5
 
 func passFail(ok bool) string {
 	if ok {
@@ -135,7 +151,8 @@ func render(r results) string {
 	fmt.Fprintf(head, "provider\t%s, Go %s\n", r.Revision, r.Machine.Go)
 	fmt.Fprintf(head, "machine\t%d CPUs, %s, %s RAM, %s\n", r.Machine.CPUs, r.Machine.Model, r.Machine.MemTotal, r.Machine.OS)
 	fmt.Fprintf(head, "load average\t%s at start, %s at end (1, 5, 15 min)\n", r.LoadStart, r.LoadEnd)
-	fmt.Fprintf(head, "emulator\tevery operation %s in rows 1, 2 and 4a, %s in 3 and 4b-d; KubeRay CRDs installed without delay\n", r.Latency, r.SetupLatency)
+	fmt.Fprintf(head, "emulator\tevery operation %s in rows 1, 2 and 5a, %s in 3 and 5b-d; in 4 and 5e, CREATE_NODE_POOL %s and other operations %s; KubeRay CRDs installed without delay\n",
+		r.Latency, r.SetupLatency, r.Latency, r.SetupLatency)
 	head.Flush()
 	b.WriteString("\n")
 
@@ -149,7 +166,7 @@ func render(r results) string {
 	row("#", "measurement", "measured", "target", "result")
 	row("1", fmt.Sprintf("apply 1 cluster + %d slices (%s): wall", r.Slices, r.Shape), secs(f.Wall))
 	row("", "  emulated GKE at work", secs(f.Emulated))
-	row("", fmt.Sprintf("    operations (%d, run one at a time)", len(r.ApplyOps)), secs(f.Operations))
+	row("", fmt.Sprintf("    operations (%d; a cluster's node pool operations run side by side)", len(r.ApplyOps)), secs(f.Operations))
 	row("", fmt.Sprintf("    KubeRay CRDs being installed after the add-on is on (%d)", len(r.ApplyRayCRDs)), secs(f.RayCRDs))
 	row("", "  provider overhead (wall - emulated)", fmt.Sprintf("%s = %.1f%%", secs(f.Overhead), f.OverheadPct),
 		fmt.Sprintf("<= 5%% + 2 s = %s", secs(f.OverheadLimit)), passFail(f.OverheadOK))
@@ -175,7 +192,13 @@ func render(r results) string {
 	row("", "  GKE calls of the plan", fmt.Sprintf("%d (%s)", f.PlanCalls, byRPC(r.PlanCalls)),
 		fmt.Sprintf("<= %d", f.CallBudget), passFail(f.PlanOK))
 	row("", fmt.Sprintf("  (setup: apply of %d slices, not a target)", r.RefreshSlices), secs(r.Setup.Wall()))
-	row("4", "provider peak RSS (VmHWM, largest process)")
+	row("4", fmt.Sprintf("add 1 slice to a cluster (CREATE_NODE_POOL %s): wall", r.Latency), secs(r.ParallelOne.Run.Wall()))
+	row("", fmt.Sprintf("add %d slices to the cluster: wall", r.ParallelSlices), secs(r.ParallelMany.Run.Wall()),
+		fmt.Sprintf("<= %d x 1 slice + 2 s = %s", (r.ParallelSlices+parallelWave-1)/parallelWave, secs(f.ParallelLimit)), passFail(f.ParallelOK))
+	row("", "  node pool creations at once, most", fmt.Sprintf("%d of %d", r.ParallelMany.MaxAtOnce, len(r.ParallelMany.Creations)))
+	row("", "  GKE calls per slice: 1 slice / many", fmt.Sprintf("%.2f / %.2f", r.ParallelOne.CallsPerSlice(), r.ParallelMany.CallsPerSlice()),
+		"many <= 1 slice", passFail(f.ParallelCallsOK))
+	row("5", "provider peak RSS (VmHWM, largest process)")
 	for i, run := range []struct {
 		label string
 		run   cliRun
@@ -184,12 +207,13 @@ func render(r results) string {
 		{fmt.Sprintf("apply 1 cluster + %d slices", r.RefreshSlices), r.Setup},
 		{fmt.Sprintf("plan -refresh-only, %d slices", r.RefreshSlices), r.Refresh},
 		{fmt.Sprintf("plan, %d slices", r.RefreshSlices), r.Plan},
+		{fmt.Sprintf("add %d slices to a cluster", r.ParallelSlices), r.ParallelMany.Run},
 	} {
 		row("", fmt.Sprintf("  %c. %s", 'a'+i, run.label), fmt.Sprintf("%s (%d processes)", mib(run.run.PeakKiB), run.run.Processes))
 	}
 	tw.Flush()
 
-	checks := []bool{f.OverheadOK, f.CallsOK, f.DetectOK, f.RefreshOK, f.PlanOK}
+	checks := []bool{f.OverheadOK, f.CallsOK, f.DetectOK, f.RefreshOK, f.PlanOK, f.ParallelOK, f.ParallelCallsOK}
 	passed := 0
 	for _, ok := range checks {
 		if ok {
@@ -217,8 +241,8 @@ func render(r results) string {
 	b.WriteString(`
 Notes:
 - Emulated time is the time the emulated GKE was at work, as the emulator reports it: its
-  operations (start to end; GKE runs one at a time on a cluster, so the slices queue and these add
-  up) and, outside them, the Ray Operator add-on installing the KubeRay CRDs, from being reported
+  operations (start to end, overlaps counted once: GKE runs the node pool operations of a cluster
+  side by side, up to 5, and cluster-level ones alone) and, outside them, the Ray Operator add-on installing the KubeRay CRDs, from being reported
   enabled to the CRDs Established, which raytpu_cluster waits for. The CRDs are a few MB of schema
   that a young kube-apiserver on this machine takes seconds to establish; GKE's add-on takes its
   own time for the same step.
@@ -267,9 +291,14 @@ func (r results) summary() map[string]any {
 		"refresh_slices": r.RefreshSlices,
 		"refresh_wall_s": round(r.Refresh.Wall().Seconds()), "refresh_calls": r.RefreshCalls, "refresh_ok": f.RefreshOK,
 		"plan_wall_s": round(r.Plan.Wall().Seconds()), "plan_calls": r.PlanCalls, "plan_ok": f.PlanOK,
-		"setup_wall_s": round(r.Setup.Wall().Seconds()),
+		"setup_wall_s":    round(r.Setup.Wall().Seconds()),
+		"parallel_slices": r.ParallelSlices, "one_slice_wall_s": round(r.ParallelOne.Run.Wall().Seconds()),
+		"parallel_wall_s": round(r.ParallelMany.Run.Wall().Seconds()), "parallel_limit_s": round(f.ParallelLimit.Seconds()),
+		"parallel_ok": f.ParallelOK, "parallel_max_at_once": r.ParallelMany.MaxAtOnce,
+		"one_slice_calls": r.ParallelOne.Calls, "parallel_calls": r.ParallelMany.Calls, "parallel_calls_ok": f.ParallelCallsOK,
 		"peak_rss_kib": map[string]int64{
 			"apply": r.Apply.PeakKiB, "apply_refresh_setup": r.Setup.PeakKiB, "plan_refresh_only": r.Refresh.PeakKiB, "plan": r.Plan.PeakKiB,
+			"apply_parallel": r.ParallelMany.Run.PeakKiB,
 		},
 	}
 }

@@ -123,43 +123,6 @@ func TestClusterErrors(t *testing.T) {
 	wantGoogleError(t, err, 400, "INVALID_ARGUMENT", "TPU topology can't be specified with single-host TPU slice pool")
 }
 
-func TestOneOperationAtATime(t *testing.T) {
-	cluster := sharedCluster(t)
-	c := restClient(t, testEmu.Token())
-	ctx := testCtx(t)
-	op, err := c.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: cluster, NodePool: tpuPool("busy-a", "e2-standard-4", 1, nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		waitOp(t, c, op)
-		mustSucceed(t, c)(c.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: cluster + "/nodePools/busy-a"}))
-	})
-	_, err = c.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: cluster, NodePool: tpuPool("busy-b", "e2-standard-4", 1, nil)})
-	ge := wantGoogleError(t, err, 400, "FAILED_PRECONDITION", "incompatible operation "+op.Name)
-	if ge.Reason != "CLUSTER_ALREADY_HAS_OPERATION" {
-		t.Fatalf("reason %q", ge.Reason)
-	}
-	_, err = c.SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{Name: cluster, AddonsConfig: &containerpb.AddonsConfig{}})
-	wantGoogleError(t, err, 400, "FAILED_PRECONDITION", "incompatible operation")
-	// Both clients see the conflicting operation in the list.
-	ops, err := c.ListOperations(ctx, &containerpb.ListOperationsRequest{Parent: testLocation})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, o := range ops.Operations {
-		found = found || o.Name == op.Name
-	}
-	dops, err := discoveryClient(t).Projects.Locations.Operations.List(testLocation).Do()
-	if !found || err != nil || len(dops.Operations) != len(ops.Operations) {
-		t.Fatalf("operation %s not listed (discovery: %d, %v)", op.Name, len(dops.Operations), err)
-	}
-	if done, _ := waitOp(t, c, op); done.Error != nil {
-		t.Fatal(done.Error)
-	}
-}
-
 func TestCapacityStockoutAndQuota(t *testing.T) {
 	cluster := sharedCluster(t)
 	c := restClient(t, testEmu.Token())

@@ -177,7 +177,7 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 	if err := e.checkQuotaLocked(c.Project, c.Pools); err != nil {
 		return nil, err
 	}
-	op, err := e.newOperationLocked(c, containerpb.Operation_CREATE_CLUSTER, c.Key)
+	op, err := e.newOperationLocked(c, containerpb.Operation_CREATE_CLUSTER, c.Key, "")
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +274,7 @@ func (e *Emulator) deleteCluster(n resourceName) (*containerpb.Operation, *apiEr
 	if err != nil {
 		return nil, err
 	}
-	op, err := e.newOperationLocked(c, containerpb.Operation_DELETE_CLUSTER, c.Key)
+	op, err := e.newOperationLocked(c, containerpb.Operation_DELETE_CLUSTER, c.Key, "")
 	if err != nil {
 		return nil, err
 	}
@@ -402,13 +402,13 @@ func (e *Emulator) reconcileCluster(n resourceName, plan func(*cluster) (func(),
 	if err != nil {
 		return nil, err
 	}
-	if err := e.busyLocked(c); err != nil {
+	if err := e.admitLocked(c, ""); err != nil {
 		return nil, err
 	}
 	if c.PB.Status != containerpb.Cluster_RUNNING {
 		return nil, newError(codes.FailedPrecondition, "Cluster %q is in state %s and cannot be updated.", c.PB.Name, c.PB.Status)
 	}
-	op, err := e.newOperationLocked(c, typ, c.Key)
+	op, err := e.newOperationLocked(c, typ, c.Key, "")
 	if err != nil {
 		return nil, err
 	}

@@ -35,9 +35,23 @@
 // CREATE_CLUSTER, DELETE_CLUSTER, UPDATE_CLUSTER (update and setAddons), UPGRADE_MASTER (update
 // with desiredMasterVersion), CREATE_NODE_POOL, DELETE_NODE_POOL, UPGRADE_NODES (node pool
 // update) and SET_NODE_POOL_SIZE. selfLink and targetLink use the emulator's endpoint in place of
-// https://container.googleapis.com, so they resolve. One operation runs per cluster at a time
-// (Options.MaxOperationsPerCluster); another gets 400 FAILED_PRECONDITION "Cluster is running
-// incompatible operation ...".
+// https://container.googleapis.com, so they resolve.
+//
+// # Concurrent operations
+//
+// As GKE "generally allows one cluster-level operation, or one operation per node pool, at the
+// same time" (GKE docs, "Troubleshoot concurrent operations"):
+//   - a cluster-level operation (CREATE_CLUSTER, DELETE_CLUSTER, UPDATE_CLUSTER, UPGRADE_MASTER:
+//     updates, add-ons, labels, versions) starts only when no other operation runs on the
+//     cluster, and while it runs no node pool operation starts;
+//   - node pool operations (CREATE_NODE_POOL, DELETE_NODE_POOL, UPGRADE_NODES, SET_NODE_POOL_SIZE)
+//     of different pools run concurrently, one at a time per pool;
+//   - a refused operation gets 400 FAILED_PRECONDITION "Cluster is running incompatible operation
+//     OP." (the docs' wording; reason CLUSTER_ALREADY_HAS_OPERATION, as GKE reports it);
+//   - at most Options.MaxNodePoolOperations (default 5) node pool operations run at once on one
+//     cluster; the next gets 429 RESOURCE_EXHAUSTED "Too many operations: cluster "NAME" hits the
+//     concurrent operations quota 5, please try again later." (the text users report from GKE in
+//     terraform-provider-google #15205 and #15579).
 //
 // Cluster updates model desiredAddonsConfig, desiredMasterVersion and desiredReleaseChannel;
 // node pool updates model nodeVersion, labels, taints and resourceLabels and refuse a new

@@ -46,9 +46,10 @@ type Options struct {
 	// RayCRDDelay is the gap between enabling the Ray Operator add-on and its CRDs being created;
 	// 0 means DefaultRayCRDDelay, negative means none.
 	RayCRDDelay time.Duration
-	// MaxOperationsPerCluster is how many operations may run at once on one cluster (GKE: 1);
-	// 0 means 1, negative means unlimited.
-	MaxOperationsPerCluster int
+	// MaxNodePoolOperations is how many node pool operations (of different pools) may run at once
+	// on one cluster, as GKE's concurrent operations quota; 0 means DefaultMaxNodePoolOperations
+	// (5), negative means unlimited. Cluster-level operations always run alone.
+	MaxNodePoolOperations int
 	// Logf receives progress and child-process problems; nil discards them.
 	Logf func(format string, args ...any)
 }

@@ -44,10 +44,10 @@ func (e *Emulator) getNodePool(n resourceName) (*containerpb.NodePool, *apiError
 	return cloneNodePool(p.PB), nil
 }
 
-// clusterReadyLocked refuses node pool changes while the cluster runs an operation or is not
-// RUNNING, as GKE does.
-func (e *Emulator) clusterReadyLocked(c *cluster) *apiError {
-	if err := e.busyLocked(c); err != nil {
+// clusterReadyLocked refuses a change of node pool pool while an operation it must wait for runs
+// (admitLocked) or while the cluster is not RUNNING, as GKE does.
+func (e *Emulator) clusterReadyLocked(c *cluster, pool string) *apiError {
+	if err := e.admitLocked(c, pool); err != nil {
 		return err
 	}
 	if c.PB.Status != containerpb.Cluster_RUNNING {
@@ -76,13 +76,13 @@ func (e *Emulator) createNodePool(n resourceName, body []byte) (*containerpb.Ope
 	if c.pool(p.PB.Name) != nil {
 		return nil, errAlreadyExists(n.poolKey())
 	}
-	if err := e.clusterReadyLocked(c); err != nil {
+	if err := e.clusterReadyLocked(c, p.PB.Name); err != nil {
 		return nil, err
 	}
 	if err := e.checkQuotaLocked(c.Project, []*nodePool{p}); err != nil {
 		return nil, err
 	}
-	op, err := e.newOperationLocked(c, containerpb.Operation_CREATE_NODE_POOL, n.poolKey())
+	op, err := e.newOperationLocked(c, containerpb.Operation_CREATE_NODE_POOL, n.poolKey(), p.PB.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -157,10 +157,7 @@ func (e *Emulator) deleteNodePool(n resourceName) (*containerpb.Operation, *apiE
 	if err != nil {
 		return nil, err
 	}
-	if err := e.busyLocked(c); err != nil {
-		return nil, err
-	}
-	op, err := e.newOperationLocked(c, containerpb.Operation_DELETE_NODE_POOL, n.poolKey())
+	op, err := e.newOperationLocked(c, containerpb.Operation_DELETE_NODE_POOL, n.poolKey(), p.PB.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +192,7 @@ func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Ope
 	if err != nil {
 		return nil, err
 	}
-	if err := e.clusterReadyLocked(c); err != nil {
+	if err := e.clusterReadyLocked(c, p.PB.Name); err != nil {
 		return nil, err
 	}
 	// The updated pool is validated like a new one with the same shape, so version and TPU rules
@@ -228,7 +225,7 @@ func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Ope
 		return nil, err
 	}
 	next.Version, _ = resolveVersion(next.Version, c.PB.CurrentMasterVersion)
-	op, err := e.newOperationLocked(c, containerpb.Operation_UPGRADE_NODES, n.poolKey())
+	op, err := e.newOperationLocked(c, containerpb.Operation_UPGRADE_NODES, n.poolKey(), p.PB.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +298,7 @@ func (e *Emulator) setNodePoolSize(n resourceName, body []byte) (*containerpb.Op
 		return nil, errInvalid("Node pool %q is a multi-host TPU slice (topology %s, %d hosts); a multi-host TPU slice node pool cannot be resized.",
 			p.PB.Name, p.Topology, p.totalNodes())
 	}
-	if err := e.clusterReadyLocked(c); err != nil {
+	if err := e.clusterReadyLocked(c, p.PB.Name); err != nil {
 		return nil, err
 	}
 	if p.PB.Status != containerpb.NodePool_RUNNING && p.PB.Status != containerpb.NodePool_RUNNING_WITH_ERROR {
@@ -313,7 +310,7 @@ func (e *Emulator) setNodePoolSize(n resourceName, body []byte) (*containerpb.Op
 			return nil, err
 		}
 	}
-	op, err := e.newOperationLocked(c, containerpb.Operation_SET_NODE_POOL_SIZE, n.poolKey())
+	op, err := e.newOperationLocked(c, containerpb.Operation_SET_NODE_POOL_SIZE, n.poolKey(), p.PB.Name)
 	if err != nil {
 		return nil, err
 	}

@@ -26,10 +26,11 @@ type opWork struct {
 
 func nowRFC3339() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
-// newOperationLocked registers an operation of type typ on cluster c (target is the resource
-// name it acts on), refusing it when the cluster already runs as many operations as allowed.
-func (e *Emulator) newOperationLocked(c *cluster, typ containerpb.Operation_Type, target string) (*operation, *apiError) {
-	if err := e.busyLocked(c); err != nil {
+// newOperationLocked registers an operation of type typ on cluster c; target is the resource name
+// it acts on, pool the node pool it acts on ("" for a cluster-level operation). It refuses the
+// operation as GKE does when it cannot start now (see admitLocked).
+func (e *Emulator) newOperationLocked(c *cluster, typ containerpb.Operation_Type, target, pool string) (*operation, *apiError) {
+	if err := e.admitLocked(c, pool); err != nil {
 		return nil, err
 	}
 	id := fmt.Sprintf("operation-%d-%s", time.Now().UnixMilli(), randomHex(4))
@@ -38,6 +39,7 @@ func (e *Emulator) newOperationLocked(c *cluster, typ containerpb.Operation_Type
 		Project:    c.Project,
 		Location:   c.Location,
 		ClusterKey: c.Key,
+		Pool:       pool,
 		PB: &containerpb.Operation{
 			Name:          id,
 			Zone:          c.Location, //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
@@ -60,29 +62,49 @@ func (e *Emulator) newOperationLocked(c *cluster, typ containerpb.Operation_Type
 	return op, nil
 }
 
-// busyLocked answers as GKE does when a cluster already runs as many operations as allowed.
-func (e *Emulator) busyLocked(c *cluster) *apiError {
-	limit := e.opts.MaxOperationsPerCluster
-	if limit < 0 {
-		return nil
-	}
-	if limit == 0 {
-		limit = 1
-	}
-	if len(c.running) < limit {
-		return nil
-	}
-	var busy string
+// DefaultMaxNodePoolOperations is GKE's cap on the node pool operations running at once on one
+// cluster (429 "... hits the concurrent operations quota 5 ...").
+const DefaultMaxNodePoolOperations = 5
+
+// admitLocked applies GKE's concurrency rules to a new operation on cluster c (pool "" for a
+// cluster-level one). GKE "generally allows one cluster-level operation, or one operation per node
+// pool, at the same time" (GKE docs, Troubleshoot concurrent operations): a cluster-level
+// operation waits for every other operation, a node pool operation for cluster-level ones and for
+// its own pool's; both get 400 FAILED_PRECONDITION "Cluster is running incompatible operation OP"
+// (the docs' first message; field reports show the same text for a pool deleted while its own
+// creation runs). Node pool operations of different pools run concurrently up to
+// Options.MaxNodePoolOperations; the next gets 429 RESOURCE_EXHAUSTED "Too many operations:
+// cluster "NAME" hits the concurrent operations quota 5, please try again later."
+// (terraform-provider-google #15205 and #15579 quote it).
+func (e *Emulator) admitLocked(c *cluster, pool string) *apiError {
+	var blocking *operation
+	poolOps := 0
 	for _, o := range c.running {
-		if busy == "" || o.PB.Name < busy {
-			busy = o.PB.Name
+		if o.Pool != "" {
+			poolOps++
+		}
+		if pool == "" || o.Pool == "" || o.Pool == pool {
+			if blocking == nil || o.PB.Name < blocking.PB.Name {
+				blocking = o
+			}
 		}
 	}
-	return &apiError{
-		HTTPStatus: 400, Code: codes.FailedPrecondition,
-		Message: fmt.Sprintf("Cluster is running incompatible operation %s.", busy),
-		Reason:  "CLUSTER_ALREADY_HAS_OPERATION",
+	if blocking != nil {
+		return &apiError{
+			HTTPStatus: 400, Code: codes.FailedPrecondition,
+			Message: fmt.Sprintf("Cluster is running incompatible operation %s.", blocking.PB.Name),
+			Reason:  "CLUSTER_ALREADY_HAS_OPERATION",
+		}
 	}
+	limit := e.opts.MaxNodePoolOperations
+	if limit == 0 {
+		limit = DefaultMaxNodePoolOperations
+	}
+	if pool != "" && limit > 0 && poolOps >= limit {
+		return newError(codes.ResourceExhausted,
+			"Too many operations: cluster %q hits the concurrent operations quota %d, please try again later.", c.PB.Name, limit)
+	}
+	return nil
 }
 
 // startOperation runs op in the background: PENDING, RUNNING after a fifth of its latency,

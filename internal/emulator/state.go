@@ -138,7 +138,9 @@ type operation struct {
 	Project    string
 	Location   string
 	ClusterKey string
-	PB         *containerpb.Operation
+	// Pool is the node pool a node pool operation acts on; empty for a cluster-level operation.
+	Pool string
+	PB   *containerpb.Operation
 
 	cancel context.CancelFunc
 	// fail is set when a fault makes this operation end with an error.

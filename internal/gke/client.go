@@ -99,12 +99,24 @@ func (c *Client) TokenSource() oauth2.TokenSource { return c.tokens }
 // Close releases the client's connections.
 func (c *Client) Close() error { return c.api.Close() }
 
-// LockCluster waits until no other mutation of this provider runs on the cluster. Hold it from
-// the mutating call until its operation is done.
+// LockCluster waits until no other mutation of this provider runs on the cluster: GKE runs a
+// cluster-level operation alone. Hold it from the mutating call until its operation is done.
 func (c *Client) LockCluster(ctx context.Context, id ClusterID) (unlock func(), err error) {
-	unlock, err = c.locks.lock(ctx, id.String())
+	unlock, err = c.locks.lockCluster(ctx, id.String())
 	if err != nil {
-		return nil, fmt.Errorf("waiting for another operation of this apply on %s: %w", id, err)
+		return nil, fmt.Errorf("waiting for other operations of this apply on %s: %w", id, err)
+	}
+	return unlock, nil
+}
+
+// LockNodePool waits until the pool has no other mutation of this provider, no cluster mutation
+// runs, and fewer than MaxNodePoolOperations pool mutations run on its cluster: GKE runs node
+// pool operations of one cluster concurrently, one per pool. Hold it from the mutating call
+// until its operation is done.
+func (c *Client) LockNodePool(ctx context.Context, id NodePoolID) (unlock func(), err error) {
+	unlock, err = c.locks.lockNodePool(ctx, id.Cluster.String(), id.Name)
+	if err != nil {
+		return nil, fmt.Errorf("waiting for other operations of this apply on %s: %w", id, err)
 	}
 	return unlock, nil
 }
@@ -117,9 +129,14 @@ func call[T any](ctx context.Context, c *Client, what string, f func(context.Con
 		if err == nil || !retryable(err) {
 			return result, err
 		}
-		tflog.Debug(ctx, "retrying GKE API call", map[string]any{
-			"call": what, "attempt": attempt, "delay": delay.String(), "error": message(err),
-		})
+		fields := map[string]any{"call": what, "attempt": attempt, "delay": delay.String(), "error": message(err)}
+		if Busy(err) {
+			// Operations not of this apply (another run, GKE's own upgrades, gcloud) hold the
+			// cluster: say what the apply waits for, since it may be a while.
+			tflog.Info(ctx, "GKE runs other operations on the cluster; waiting for them to finish", fields)
+		} else {
+			tflog.Debug(ctx, "retrying GKE API call", fields)
+		}
 		select {
 		case <-ctx.Done():
 			var zero T

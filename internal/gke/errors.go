@@ -81,20 +81,52 @@ func message(err error) string {
 }
 
 // retryable reports errors that a later identical request may not get: rate limits, server
-// errors, a cluster busy with another operation, and network failures. Errors only a change of
+// errors, a cluster busy with other operations, and network failures. Errors only a change of
 // configuration can fix are never retried.
 func retryable(err error) bool {
+	if Busy(err) {
+		return true
+	}
 	switch code(err) {
 	case codes.Unavailable, codes.Internal, codes.DeadlineExceeded, codes.Aborted:
 		return true
 	case codes.ResourceExhausted:
 		// 429 rate limits clear with time; quota exhaustion does not.
 		return !strings.Contains(strings.ToLower(message(err)), "quota")
-	case codes.FailedPrecondition:
-		return strings.Contains(strings.ToLower(message(err)), "incompatible operation")
 	}
 	var netErr net.Error
 	return errors.As(err, &netErr)
+}
+
+// busyMessages are GKE's answers to an operation that cannot start while others run on the
+// cluster: the three of "Troubleshoot concurrent operations" (400 FAILED_PRECONDITION: "Cluster is
+// running incompatible operation OP", "Cluster is currently being created, deleted, updated or
+// repaired and cannot be updated", "Operation OP is currently ACTIONING cluster C. Please wait and
+// try again once it is done"), and the node pool operations cap (429 RESOURCE_EXHAUSTED "Too many
+// operations: cluster "C" hits the concurrent operations quota 5, please try again later.",
+// terraform-provider-google #15205, #15579).
+var busyMessages = []string{
+	"incompatible operation",
+	"is currently being created, deleted, updated or repaired",
+	"please wait and try again once it is done",
+	"concurrent operations quota",
+}
+
+// Busy reports that GKE refused an operation only because other operations run on the cluster:
+// the same request succeeds once they are done.
+func Busy(err error) bool {
+	switch code(err) {
+	case codes.FailedPrecondition, codes.ResourceExhausted:
+	default:
+		return false
+	}
+	text := strings.ToLower(message(err))
+	for _, m := range busyMessages {
+		if strings.Contains(text, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // Advice turns a failure into the next step a user can take. It is empty when there is nothing

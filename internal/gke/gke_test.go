@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,36 +17,54 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
 )
 
-// The package's tests share one emulator and one cluster on it.
-var (
-	testEmu     *emulator.Emulator
-	testCluster = ClusterID{Project: "raytpu-gke-test", Location: "us-central2-b", Name: "shared"}
-)
+// testCluster is the cluster the package's emulator tests share.
+var testCluster = ClusterID{Project: "raytpu-gke-test", Location: "us-central2-b", Name: "shared"}
 
-func TestMain(m *testing.M) {
-	os.Exit(runWithEmulator(m))
+// shared is the emulator those tests share, started by the first test that needs it, so that the
+// pure unit tests run without kube-apiserver and etcd.
+var shared struct {
+	once sync.Once
+	emu  *emulator.Emulator
+	err  error
 }
 
-func runWithEmulator(m *testing.M) int {
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.emu != nil {
+		shared.emu.Close()
+	}
+	os.Exit(code)
+}
+
+// testEmulator returns the shared emulator, starting it and the shared cluster on first use. A
+// test that needs it fails, never skips, when it cannot start.
+func testEmulator(t testing.TB) *emulator.Emulator {
+	t.Helper()
+	shared.once.Do(func() { shared.emu, shared.err = startSharedEmulator() })
+	if shared.err != nil {
+		t.Fatalf("%v\n(run `make tools` to build kube-apiserver and etcd)", shared.err)
+	}
+	return shared.emu
+}
+
+func startSharedEmulator() (*emulator.Emulator, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	e, err := emulator.Start(ctx, emulator.Options{DefaultLatency: 100 * time.Millisecond, RayCRDDelay: -1})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: starting the GKE emulator: %v\n(run `make tools` to build kube-apiserver and etcd)\n", err)
-		return 1
+		return nil, fmt.Errorf("starting the GKE emulator: %w", err)
 	}
-	defer e.Close()
-	testEmu = e
-	c := newTestClient(e.Token())
+	c := newTestClient(e, e.Token())
+	defer c.Close()
 	op, err := c.CreateCluster(ctx, testCluster, testClusterSpec())
 	if err == nil {
 		err = c.WaitForOperation(ctx, testCluster, op)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: creating the shared test cluster: %v\n", err)
-		return 1
+		e.Close()
+		return nil, fmt.Errorf("creating the shared test cluster: %w", err)
 	}
-	return m.Run()
+	return e, nil
 }
 
 func testClusterSpec() *containerpb.Cluster {
@@ -56,9 +74,9 @@ func testClusterSpec() *containerpb.Cluster {
 	}
 }
 
-func newTestClient(token string) *Client {
+func newTestClient(e *emulator.Emulator, token string) *Client {
 	c, err := New(context.Background(), Config{
-		Endpoint:    testEmu.Endpoint(),
+		Endpoint:    e.Endpoint(),
 		TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
 		Poll:        PollSchedule{Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, Fraction: 0.5},
 		Retry:       Backoff{Initial: 10 * time.Millisecond, Max: 40 * time.Millisecond},
@@ -70,7 +88,8 @@ func newTestClient(token string) *Client {
 }
 
 func testClient(t *testing.T) *Client {
-	c := newTestClient(testEmu.Token())
+	e := testEmulator(t)
+	c := newTestClient(e, e.Token())
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -84,7 +103,7 @@ func testCtx(t *testing.T) context.Context {
 // getClusterRequests returns how many GetCluster requests the emulator has seen.
 func getClusterRequests(t *testing.T) int {
 	t.Helper()
-	records, err := testEmu.Requests(context.Background())
+	records, err := testEmulator(t).Requests(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,10 +119,10 @@ func getClusterRequests(t *testing.T) int {
 // Faults are global to the emulator, so the tests that inject them do not run in parallel.
 func injectFault(t *testing.T, f emulator.Fault) {
 	t.Helper()
-	if _, err := testEmu.InjectFault(context.Background(), f); err != nil {
+	if _, err := testEmulator(t).InjectFault(context.Background(), f); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = testEmu.ClearFaults(context.Background()) })
+	t.Cleanup(func() { _ = testEmulator(t).ClearFaults(context.Background()) })
 }
 
 func TestRetriesTransientFailures(t *testing.T) {
@@ -114,9 +133,14 @@ func TestRetriesTransientFailures(t *testing.T) {
 		{"RESOURCE_EXHAUSTED", "Too many requests: rate limit exceeded", 429},
 		{"UNAVAILABLE", "The service is currently unavailable.", 503},
 		{"INTERNAL", "Internal error encountered.", 500},
+		// GKE's answers while other operations run on the cluster ("Troubleshoot concurrent
+		// operations", and the node pool operations cap of terraform-provider-google #15205).
 		{"FAILED_PRECONDITION", "Cluster is running incompatible operation operation-123.", 400},
+		{"FAILED_PRECONDITION", "Cluster is currently being created, deleted, updated or repaired and cannot be updated.", 400},
+		{"FAILED_PRECONDITION", "Operation operation-123 is currently upgrading cluster shared. Please wait and try again once it is done.", 400},
+		{"RESOURCE_EXHAUSTED", `Too many operations: cluster "shared" hits the concurrent operations quota 5, please try again later.`, 429},
 	} {
-		t.Run(tc.status, func(t *testing.T) {
+		t.Run(tc.status+"/"+tc.message, func(t *testing.T) {
 			before := getClusterRequests(t)
 			injectFault(t, emulator.Fault{RPC: "GetCluster", Status: tc.status, HTTPStatus: tc.http, Message: tc.message, Times: 2})
 			cluster, err := testClient(t).GetCluster(testCtx(t), testCluster)
@@ -139,8 +163,9 @@ func TestDoesNotRetryWhatOnlyConfigurationFixes(t *testing.T) {
 		{"PERMISSION_DENIED", "Required 'container.clusters.get' permission."},
 		{"RESOURCE_EXHAUSTED", "Insufficient quota to satisfy the request: TPUS_PER_PROJECT."},
 		{"FAILED_PRECONDITION", "Network default is not ready."},
+		{"FAILED_PRECONDITION", `Cluster "shared" is in state ERROR and cannot be updated.`},
 	} {
-		t.Run(tc.status, func(t *testing.T) {
+		t.Run(tc.status+"/"+tc.message, func(t *testing.T) {
 			before := getClusterRequests(t)
 			injectFault(t, emulator.Fault{RPC: "GetCluster", Status: tc.status, Message: tc.message})
 			_, err := testClient(t).GetCluster(testCtx(t), testCluster)
@@ -180,13 +205,13 @@ func TestOperationErrorIsSurfacedWithAdvice(t *testing.T) {
 	ctx := testCtx(t)
 	c := testClient(t)
 	pool := NodePoolID{Cluster: testCluster, Name: "stockout"}
-	if err := testEmu.FailNextOperation(ctx, emulator.OperationFault{
+	if err := testEmulator(t).FailNextOperation(ctx, emulator.OperationFault{
 		OperationType: "CREATE_NODE_POOL", Status: "RESOURCE_EXHAUSTED", Reason: "GCE_STOCKOUT",
 		Message: "The zone 'projects/raytpu-gke-test/zones/us-central2-b' does not have enough resources available to fulfill the request.",
 	}); err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := c.LockCluster(ctx, testCluster)
+	unlock, err := c.LockNodePool(ctx, pool)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,11 +243,11 @@ func TestOperationErrorIsSurfacedWithAdvice(t *testing.T) {
 
 func TestWaitForOperationHonoursTheContext(t *testing.T) {
 	ctx := testCtx(t)
-	if err := testEmu.SetLatencies(ctx, map[string]time.Duration{"UPDATE_CLUSTER": 3 * time.Second}); err != nil {
+	if err := testEmulator(t).SetLatencies(ctx, map[string]time.Duration{"UPDATE_CLUSTER": 3 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
-		_ = testEmu.SetLatencies(context.Background(), map[string]time.Duration{"UPDATE_CLUSTER": 100 * time.Millisecond})
+		_ = testEmulator(t).SetLatencies(context.Background(), map[string]time.Duration{"UPDATE_CLUSTER": 100 * time.Millisecond})
 	}()
 	c := testClient(t)
 	op, err := c.UpdateCluster(ctx, testCluster, &containerpb.ClusterUpdate{DesiredLoggingService: "none"})
@@ -241,49 +266,8 @@ func TestWaitForOperationHonoursTheContext(t *testing.T) {
 	}
 }
 
-func TestLockClusterSerialisesMutations(t *testing.T) {
-	var locks clusterLocks
-	var inside, maxInside atomic.Int32
-	done := make(chan struct{})
-	for i := 0; i < 4; i++ {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			unlock, err := locks.lock(context.Background(), "c")
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			n := inside.Add(1)
-			if n > maxInside.Load() {
-				maxInside.Store(n)
-			}
-			time.Sleep(10 * time.Millisecond)
-			inside.Add(-1)
-			unlock()
-		}()
-	}
-	for i := 0; i < 4; i++ {
-		<-done
-	}
-	if maxInside.Load() != 1 {
-		t.Errorf("%d holders at once, want 1", maxInside.Load())
-	}
-	unlock, _ := locks.lock(context.Background(), "c")
-	defer unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if _, err := locks.lock(ctx, "c"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("lock of a held cluster with an expiring context = %v", err)
-	}
-	if unlockOther, err := locks.lock(context.Background(), "other"); err != nil {
-		t.Errorf("another cluster's lock: %v", err)
-	} else {
-		unlockOther()
-	}
-}
-
 func TestWrongTokenIsRefused(t *testing.T) {
-	c := newTestClient("not-the-token")
+	c := newTestClient(testEmulator(t), "not-the-token")
 	defer c.Close()
 	_, err := c.GetCluster(testCtx(t), testCluster)
 	if code(err) != codes.Unauthenticated {

@@ -14,12 +14,12 @@ import (
 )
 
 // createSlicePool starts the creation of a v6e 4x4 pool (4 hosts) on the shared cluster, holding
-// the cluster's lock until the test ends, and deletes the pool afterwards.
+// the pool's lock until the test ends, and deletes the pool afterwards.
 func createSlicePool(t *testing.T, c *Client, name string) (NodePoolID, *containerpb.Operation) {
 	t.Helper()
 	ctx := testCtx(t)
 	id := NodePoolID{Cluster: testCluster, Name: name}
-	unlock, err := c.LockCluster(ctx, testCluster)
+	unlock, err := c.LockNodePool(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func createSlicePool(t *testing.T, c *Client, name string) (NodePoolID, *contain
 // failNextPoolCreation makes the next node pool creation end in a stockout.
 func failNextPoolCreation(t *testing.T) {
 	t.Helper()
-	if err := testEmu.FailNextOperation(testCtx(t), emulator.OperationFault{
+	if err := testEmulator(t).FailNextOperation(testCtx(t), emulator.OperationFault{
 		OperationType: "CREATE_NODE_POOL", Status: "RESOURCE_EXHAUSTED", Reason: "GCE_STOCKOUT",
 		Message: "The zone does not have enough resources available to fulfill the request.",
 	}); err != nil {
@@ -54,11 +54,11 @@ func failNextPoolCreation(t *testing.T) {
 // setPoolLatency makes node pool creations take d for the rest of the test.
 func setPoolLatency(t *testing.T, d time.Duration) {
 	t.Helper()
-	if err := testEmu.SetLatencies(testCtx(t), map[string]time.Duration{"CREATE_NODE_POOL": d}); err != nil {
+	if err := testEmulator(t).SetLatencies(testCtx(t), map[string]time.Duration{"CREATE_NODE_POOL": d}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = testEmu.SetLatencies(context.Background(), map[string]time.Duration{"CREATE_NODE_POOL": 100 * time.Millisecond})
+		_ = testEmulator(t).SetLatencies(context.Background(), map[string]time.Duration{"CREATE_NODE_POOL": 100 * time.Millisecond})
 	})
 }
 
@@ -66,7 +66,7 @@ func setPoolLatency(t *testing.T, d time.Duration) {
 func clientPolling(t *testing.T, maxGap time.Duration) *Client {
 	t.Helper()
 	c, err := New(context.Background(), Config{
-		Endpoint: testEmu.Endpoint(), TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmu.Token()}),
+		Endpoint: testEmulator(t).Endpoint(), TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmulator(t).Token()}),
 		Poll:  PollSchedule{Initial: 20 * time.Millisecond, Max: maxGap, Fraction: 0.2},
 		Retry: Backoff{Initial: 10 * time.Millisecond, Max: 40 * time.Millisecond},
 	})
@@ -82,12 +82,12 @@ func clientPolling(t *testing.T, maxGap time.Duration) *Client {
 func callsDuring(t *testing.T, f func()) map[string]int {
 	t.Helper()
 	ctx := testCtx(t)
-	before, err := testEmu.Counters(ctx)
+	before, err := testEmulator(t).Counters(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f()
-	after, err := testEmu.Counters(ctx)
+	after, err := testEmulator(t).Counters(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 
 // opDurations remembers how long the last successful operation of each type took, as GKE
 // reports it (endTime - startTime, so the waiter's own polling does not skew it). Operations of
-// one type in one run tend to take alike: the slices of an apply queue on their cluster and
-// create one node pool after another, a destroy deletes them one after another.
+// one type in one run tend to take alike: the slices of an apply create their node pools, a
+// destroy deletes them, beside each other or in waves of MaxNodePoolOperations.
 type opDurations struct {
 	mu   sync.Mutex
 	last map[containerpb.Operation_Type]time.Duration

@@ -116,14 +116,14 @@ func TestOpDurationsRemembersSuccessfulOperations(t *testing.T) {
 // Two operations of one type in a row: the second is polled once, on its expected end.
 func TestWaitForOperationExpectsTheDurationOfTheLastOfItsType(t *testing.T) {
 	ctx := testCtx(t)
-	if err := testEmu.SetLatencies(ctx, map[string]time.Duration{"UPDATE_CLUSTER": time.Second}); err != nil {
+	if err := testEmulator(t).SetLatencies(ctx, map[string]time.Duration{"UPDATE_CLUSTER": time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
-		_ = testEmu.SetLatencies(context.Background(), map[string]time.Duration{"UPDATE_CLUSTER": 100 * time.Millisecond})
+		_ = testEmulator(t).SetLatencies(context.Background(), map[string]time.Duration{"UPDATE_CLUSTER": 100 * time.Millisecond})
 	}()
 	c, err := New(ctx, Config{
-		Endpoint: testEmu.Endpoint(), TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmu.Token()}),
+		Endpoint: testEmulator(t).Endpoint(), TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testEmulator(t).Token()}),
 		Poll: PollSchedule{Initial: 50 * time.Millisecond, Max: 2 * time.Second, Fraction: 0.2},
 	})
 	if err != nil {
@@ -136,14 +136,14 @@ func TestWaitForOperationExpectsTheDurationOfTheLastOfItsType(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before, err := testEmu.Counters(ctx)
+		before, err := testEmulator(t).Counters(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := c.WaitForOperation(ctx, testCluster, op); err != nil {
 			t.Fatal(err)
 		}
-		after, err := testEmu.Counters(ctx)
+		after, err := testEmulator(t).Counters(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -460,7 +460,7 @@ func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportSt
 	}
 }
 
-// mutateCluster runs one mutation under the cluster's lock and waits for its operation.
+// mutateCluster runs one cluster-level mutation, alone on the cluster, and waits for its operation.
 func mutateCluster(ctx context.Context, client *gke.Client, id gke.ClusterID, start func(context.Context) (*containerpb.Operation, error)) error {
 	unlock, err := client.LockCluster(ctx, id)
 	if err != nil {
@@ -472,6 +472,21 @@ func mutateCluster(ctx context.Context, client *gke.Client, id gke.ClusterID, st
 		return err
 	}
 	return client.WaitForOperation(ctx, id, op)
+}
+
+// mutateNodePool runs one mutation of a node pool, beside those of the cluster's other pools, and
+// waits for its operation.
+func mutateNodePool(ctx context.Context, client *gke.Client, id gke.NodePoolID, start func(context.Context) (*containerpb.Operation, error)) error {
+	unlock, err := client.LockNodePool(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	op, err := start(ctx)
+	if err != nil {
+		return err
+	}
+	return client.WaitForOperation(ctx, id.Cluster, op)
 }
 
 // refresh reads the cluster into m and, with waitForKubeRay, waits for the KubeRay CRDs. A

@@ -519,7 +519,7 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	unlock, err := client.LockCluster(ctx, clusterID)
+	unlock, err := client.LockNodePool(ctx, id)
 	if err != nil {
 		fail("%s", err)
 		return
@@ -641,7 +641,7 @@ func (r *sliceResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		return
 	}
 	if changed {
-		err := mutateCluster(ctx, client, id.Cluster, func(ctx context.Context) (*containerpb.Operation, error) {
+		err := mutateNodePool(ctx, client, id, func(ctx context.Context) (*containerpb.Operation, error) {
 			return client.UpdateNodePool(ctx, update)
 		})
 		if err != nil {
@@ -676,7 +676,7 @@ func (r *sliceResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		resp.Diagnostics.AddError("GKE Client Error", fmt.Sprintf("deleting raytpu_slice (%s): %s", id, err))
 		return
 	}
-	unlock, err := client.LockCluster(ctx, id.Cluster)
+	unlock, err := client.LockNodePool(ctx, id)
 	if err != nil {
 		resp.Diagnostics.AddError("Error Deleting Slice", fmt.Sprintf("deleting raytpu_slice (%s): %s", id, err))
 		return
@@ -707,7 +707,7 @@ func (r *sliceResource) ImportState(ctx context.Context, req resource.ImportStat
 }
 
 // deleteNodePool deletes a pool and waits; a pool already gone counts as deleted. The caller
-// holds the cluster's lock.
+// holds the pool's lock.
 func deleteNodePool(ctx context.Context, client *gke.Client, id gke.NodePoolID) error {
 	op, err := client.DeleteNodePool(ctx, id)
 	if gke.IsNotFound(err) {

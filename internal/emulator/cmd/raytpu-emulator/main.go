@@ -47,7 +47,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		latency   = fs.Duration("latency", 2*time.Second, "time an operation takes (PENDING → RUNNING → DONE)")
 		latencies = fs.String("latencies", "", "per operation type, e.g. CREATE_NODE_POOL=30s,DELETE_NODE_POOL=10s")
 		rayDelay  = fs.Duration("ray-crd-delay", 5*time.Second, "gap between enabling the Ray Operator add-on and its CRDs being served")
-		maxOps    = fs.Int("max-operations-per-cluster", 1, "operations that may run at once on one cluster (negative: unlimited)")
+		maxOps    = fs.Int("max-node-pool-operations", emulator.DefaultMaxNodePoolOperations, "node pool operations that may run at once on one cluster, as GKE's concurrent operations quota (negative: unlimited)")
 		binDir    = fs.String("kube-bin-dir", "", "folder with kube-apiserver, etcd and kuberay-crds/ (default: $"+emulator.EnvKubeBinDir+" or "+emulator.DefaultKubeBinDir()+")")
 		envFile   = fs.String("env-file", "", "also write the export lines to this file (for scripts)")
 		verbose   = fs.Bool("v", false, "log progress to stderr")
@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	opts := emulator.Options{
 		Addr: *listen, Token: *token, StateDir: *stateDir, KubeBinDir: *binDir,
-		DefaultLatency: *latency, Latencies: perType, RayCRDDelay: *rayDelay, MaxOperationsPerCluster: *maxOps,
+		DefaultLatency: *latency, Latencies: perType, RayCRDDelay: *rayDelay, MaxNodePoolOperations: *maxOps,
 	}
 	if opts.RayCRDDelay == 0 {
 		opts.RayCRDDelay = -1
