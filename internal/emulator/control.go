@@ -14,7 +14,7 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/grpc/codes"
 
-	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
 )
 
 // controlPrefix is the path prefix of the control API (JSON, same bearer token as the GKE API).
@@ -347,7 +347,7 @@ func (e *Emulator) SetLatencies(ctx context.Context, latencies map[string]time.D
 
 // SetCapacity implements Controller.
 func (e *Emulator) SetCapacity(ctx context.Context, c Capacity) error {
-	g, err := tpu.LookupGeneration(c.Generation)
+	g, err := gketpu.LookupGeneration(c.Generation)
 	if err != nil {
 		return err
 	}
@@ -362,7 +362,7 @@ func (e *Emulator) SetCapacity(ctx context.Context, c Capacity) error {
 
 // SetQuota implements Controller.
 func (e *Emulator) SetQuota(ctx context.Context, q Quota) error {
-	g, err := tpu.LookupGeneration(q.Generation)
+	g, err := gketpu.LookupGeneration(q.Generation)
 	if err != nil {
 		return err
 	}

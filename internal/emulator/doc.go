@@ -57,9 +57,14 @@
 // node pool updates model nodeVersion, labels, taints and resourceLabels and refuse a new
 // machineType or locations. Other fields are accepted and ignored.
 //
-// Node pools are validated by internal/tpu (machine types, topologies, hosts, placement,
-// generation minimum versions); the emulator adds only GKE's own rules: names, versions on offer,
-// a multi-host slice in one zone and never resized, zone capacity (GCE_STOCKOUT at the end of the
+// Node pools are validated against the emulator's own TPU tables in internal/emulator/gketpu
+// (machine_types.txt and rules.txt, a source on every row: GKE's documentation, GKE's cluster
+// autoscaler, xpk): machine types, topologies, hosts (chips ÷ chips per VM), placement (a workload
+// policy rather than COMPACT for multi-host tpu7x) and generation minimum versions, with GKE's
+// error texts where they are known. The emulator never takes these rules from internal/tpu, the
+// provider's catalog; a test compares the two tables row by row and lists where they differ on
+// purpose. On top of them the emulator applies GKE's other rules: names, versions on offer, a
+// multi-host slice in one zone and never resized, zone capacity (GCE_STOCKOUT at the end of the
 // operation, pool in ERROR) and project quota (429 RESOURCE_EXHAUSTED at once).
 //
 // # Kubernetes

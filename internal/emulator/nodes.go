@@ -26,7 +26,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
 )
 
 // kubeClients builds client-go clients for a cluster's kube-apiserver.
@@ -117,8 +117,8 @@ func nodesSpecLocked(c *cluster, p *nodePool) poolNodesSpec {
 	}
 	s.applyConfig(p.PB)
 	if p.Accelerator != "" {
-		s.labels[tpu.LabelAccelerator] = p.Accelerator
-		s.labels[tpu.LabelTopology] = p.Topology
+		s.labels[gketpu.LabelAccelerator] = p.Accelerator
+		s.labels[gketpu.LabelTopology] = p.Topology
 	}
 	return s
 }
@@ -128,7 +128,7 @@ func nodesSpecLocked(c *cluster, p *nodePool) poolNodesSpec {
 func (s *poolNodesSpec) applyConfig(np *containerpb.NodePool) {
 	cfg := np.GetConfig()
 	keep := map[string]string{}
-	for _, k := range []string{tpu.LabelAccelerator, tpu.LabelTopology} {
+	for _, k := range []string{gketpu.LabelAccelerator, gketpu.LabelTopology} {
 		if v, ok := s.labels[k]; ok {
 			keep[k] = v
 		}
@@ -142,8 +142,8 @@ func (s *poolNodesSpec) applyConfig(np *containerpb.NodePool) {
 	}
 	s.machineType = cfg.GetMachineType()
 	s.version = np.GetVersion()
-	s.labels[tpu.LabelNodePool] = np.GetName()
-	s.labels[tpu.LabelInstanceType] = s.machineType
+	s.labels[gketpu.LabelNodePool] = np.GetName()
+	s.labels[corev1.LabelInstanceTypeStable] = s.machineType
 	s.labels["beta.kubernetes.io/instance-type"] = s.machineType
 	s.labels["cloud.google.com/machine-family"] = strings.SplitN(s.machineType, "-", 2)[0]
 	s.labels["cloud.google.com/gke-os-distribution"] = "cos"
@@ -159,7 +159,7 @@ func (s *poolNodesSpec) applyConfig(np *containerpb.NodePool) {
 		s.taints = append(s.taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: taintEffect(t.Effect)})
 	}
 	if s.chips > 0 {
-		s.taints = append(s.taints, corev1.Taint{Key: tpu.ResourceName, Value: tpu.TaintValue, Effect: corev1.TaintEffect(tpu.TaintEffect)})
+		s.taints = append(s.taints, corev1.Taint{Key: gketpu.ResourceName, Value: gketpu.TaintValue, Effect: corev1.TaintEffect(gketpu.TaintEffect)})
 	}
 }
 
@@ -225,7 +225,7 @@ func (s poolNodesSpec) node(d desiredNode) *corev1.Node {
 	for k, v := range s.labels {
 		labels[k] = v
 	}
-	labels[tpu.LabelZone] = d.zone
+	labels[corev1.LabelTopologyZone] = d.zone
 	labels["kubernetes.io/hostname"] = d.name
 	taints := append([]corev1.Taint(nil), s.taints...)
 	if s.failed[d.worker] {
@@ -252,7 +252,7 @@ func (s poolNodesSpec) status(d desiredNode) corev1.NodeStatus {
 		corev1.ResourceEphemeralStorage: resource.MustParse("100Gi"),
 	}
 	if s.chips > 0 {
-		capacity[corev1.ResourceName(tpu.ResourceName)] = resource.MustParse(strconv.Itoa(s.chips))
+		capacity[corev1.ResourceName(gketpu.ResourceName)] = resource.MustParse(strconv.Itoa(s.chips))
 	}
 	ready := corev1.NodeCondition{
 		Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
@@ -288,7 +288,7 @@ func (e *Emulator) syncPoolNodes(ctx context.Context, c *cluster, s poolNodesSpe
 		return fmt.Errorf("the cluster's kube-apiserver is not running")
 	}
 	nodes := kube.CoreV1().Nodes()
-	existing, err := nodes.List(ctx, metav1.ListOptions{LabelSelector: tpu.LabelNodePool + "=" + s.pool})
+	existing, err := nodes.List(ctx, metav1.ListOptions{LabelSelector: gketpu.LabelNodePool + "=" + s.pool})
 	if err != nil {
 		return err
 	}
@@ -329,7 +329,7 @@ func (e *Emulator) deletePoolNodes(ctx context.Context, c *cluster, pool string)
 		return nil // no kube-apiserver, no nodes
 	}
 	return kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{},
-		metav1.ListOptions{LabelSelector: tpu.LabelNodePool + "=" + pool})
+		metav1.ListOptions{LabelSelector: gketpu.LabelNodePool + "=" + pool})
 }
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}

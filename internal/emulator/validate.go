@@ -8,7 +8,7 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/grpc/codes"
 
-	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
 )
 
 // GKE's name rule for clusters and node pools, and its message for a name that breaks it.
@@ -39,8 +39,6 @@ var cpuMachineRE = regexp.MustCompile(`^((e2|n1|n2|n2d|n4|n4d|c2|c2d|c3|c3d|c4|c
 // poolPlan is a validated node pool request.
 type poolPlan struct {
 	pool *nodePool
-	// slice is nil for a CPU pool.
-	slice *tpu.Slice
 }
 
 // clusterFacts is what node pool validation needs to know about its cluster.
@@ -50,7 +48,7 @@ type clusterFacts struct {
 	masterVersion string
 }
 
-// planNodePool validates a node pool as GKE does (TPU rules through internal/tpu) and returns it
+// planNodePool validates a node pool as GKE does (TPU rules from gketpu's tables) and returns it
 // normalized as GKE reports it, in PROVISIONING.
 func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiError) {
 	if in == nil {
@@ -109,7 +107,8 @@ func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiErr
 	pool := &nodePool{PB: np, UID: randomHex(8), Zones: zones, NodeCount: int(np.InitialNodeCount)}
 	plan := &poolPlan{pool: pool}
 
-	if _, _, isTPU := tpu.LookupMachineType(cfg.MachineType); !isTPU {
+	machine, isTPU := gketpu.LookupMachineType(cfg.MachineType)
+	if !isTPU {
 		if !cpuMachineRE.MatchString(cfg.MachineType) {
 			return nil, errInvalid("Machine type %q does not exist in zone %q.", cfg.MachineType, zones[0])
 		}
@@ -120,23 +119,25 @@ func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiErr
 		return plan, nil
 	}
 
-	if err := planTPU(plan, np); err != nil {
+	if err := planTPU(plan, np, machine); err != nil {
 		return nil, err
 	}
 	normalizeNodePool(np)
 	return plan, nil
 }
 
-// planTPU applies GKE's TPU node pool rules; the slice rules themselves are internal/tpu's.
-func planTPU(plan *poolPlan, np *containerpb.NodePool) *apiError {
+// planTPU applies GKE's TPU node pool rules: the slice the machine type and topology make
+// (gketpu), the generation's minimum version, and for a multi-host slice one zone, one node per
+// host and its placement.
+func planTPU(plan *poolPlan, np *containerpb.NodePool, machine *gketpu.MachineType) *apiError {
 	cfg := np.Config
 	pp := np.PlacementPolicy
-	slice, err := tpu.SliceForNodePool(cfg.MachineType, pp.GetTpuTopology())
+	slice, err := machine.Slice(pp.GetTpuTopology())
 	if err != nil {
 		return errInvalid("%s", err.Error())
 	}
-	g := slice.Generation
-	if versionLess(np.Version, g.MinGKEVersion.String()) {
+	g := machine.Generation
+	if g.MinGKEVersion != "" && versionLess(np.Version, g.MinGKEVersion) {
 		return errInvalid("Node pool %q: TPU %s (machine type %s) requires GKE version %s or later; the node version is %s.",
 			np.Name, g.Name, cfg.MachineType, g.MinGKEVersion, np.Version)
 	}
@@ -155,27 +156,29 @@ func planTPU(plan *poolPlan, np *containerpb.NodePool) *apiError {
 				"its topology: TPU topology %s on machine type %s needs %d nodes, got %d.",
 				np.Name, slice.Topology, cfg.MachineType, slice.Hosts, np.InitialNodeCount)
 		}
-		switch g.MultiHostPlacement {
-		case tpu.PlacementWorkloadPolicy:
+		if g.MultiHostWorkloadPolicy {
 			if pp.GetType() == containerpb.NodePool_PlacementPolicy_COMPACT {
-				return errInvalid("Node pool %q: COMPACT placement policy is not supported for multi-host %s TPU slices. "+
-					"Use workload policy instead.", np.Name, g.Name)
+				// GKE's text (github.com/vllm-project/ci-infra/pull/547). There GKE accepted the
+				// request and the pool went to ERROR; the emulator answers 400 at once, because
+				// its requests are validated before an operation exists, and the caller learns
+				// the same cause either way.
+				return errInvalid("Creation of a managed instance group with %s machine type with placement policy is not supported. "+
+					"Use workload policy instead.", cfg.MachineType)
 			}
 			if pp.GetPolicyName() == "" {
 				return errInvalid("Node pool %q: a multi-host %s TPU slice needs a workload policy: set placementPolicy.policyName "+
 					"to a HIGH_THROUGHPUT workload policy with accelerator topology %s.", np.Name, g.Name, slice.Topology)
 			}
 			// GKE reports the policy and the topology with an empty type.
-			np.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{PolicyName: pp.GetPolicyName(), TpuTopology: slice.Topology.String()}
+			np.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{PolicyName: pp.GetPolicyName(), TpuTopology: slice.Topology}
 		}
 	} else if queued && np.InitialNodeCount != 0 {
 		return errInvalid("Node pool %q: a node pool with queued provisioning must have initial_node_count 0, got %d.", np.Name, np.InitialNodeCount)
 	}
-	plan.slice = slice
 	pool.Generation = g.Name
-	pool.Accelerator = g.GKEAccelerator
-	pool.Topology = slice.Topology.String()
-	pool.ChipsPerNode = slice.ChipsPerHost()
+	pool.Accelerator = g.Accelerator
+	pool.Topology = slice.Topology
+	pool.ChipsPerNode = machine.ChipsPerVM
 	pool.MultiHost = slice.MultiHost
 	return nil
 }
@@ -203,9 +206,8 @@ func checkRayVersion(addons *containerpb.AddonsConfig, version string) *apiError
 	if !addons.GetRayOperatorConfig().GetEnabled() {
 		return nil
 	}
-	if versionLess(version, tpu.RayOperatorMinVersion.String()) {
-		return errInvalid("The Ray Operator add-on requires GKE version %s or later; the cluster version is %s.",
-			tpu.RayOperatorMinVersion, version)
+	if floor := gketpu.RayOperatorMinVersion(); versionLess(version, floor) {
+		return errInvalid("The Ray Operator add-on requires GKE version %s or later; the cluster version is %s.", floor, version)
 	}
 	return nil
 }

@@ -1,17 +1,17 @@
 package emulator
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-
-	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
 // gkeVersions are the versions the emulated GKE offers, newest first. They span both sides of the
 // TPU generations' minimums (v6e 1.31.2-gke.1115000, tpu7x 1.34.0-gke.2201000) and of the Ray
 // Operator add-on's (1.30.0-gke.1747000), so tests can hit every "too old" path. This is GKE's
-// offer, not a TPU rule: the minimums themselves come from internal/tpu.
+// offer, not a TPU rule: the minimums themselves are in gketpu's rules.txt.
 var gkeVersions = []string{
 	"1.35.0-gke.1795000",
 	"1.34.1-gke.1829001",
@@ -74,11 +74,11 @@ func resolveVersion(requested, def string) (string, bool) {
 	case "latest":
 		return gkeVersions[0], true
 	}
-	v, err := tpu.ParseVersion(requested)
-	if err != nil {
+	v, ok := parseGKEVersion(requested)
+	if !ok {
 		return "", false
 	}
-	if v.IsExact() {
+	if v.parts == 4 {
 		for _, s := range gkeVersions {
 			if s == requested {
 				return s, true
@@ -98,9 +98,74 @@ func resolveVersion(requested, def string) (string, bool) {
 	return "", false
 }
 
-// versionLess compares two offered (exact) versions.
+// versionLess compares two offered (exact) versions. A partial version compares as the lowest
+// release it names (1.31 as 1.31.0-gke.0) and "latest" as above every version.
 func versionLess(a, b string) bool {
-	return tpu.MustParseVersion(a).Compare(tpu.MustParseVersion(b)) < 0
+	if a == "latest" || b == "latest" {
+		return a != "latest" && b == "latest"
+	}
+	va, vb := mustParseGKEVersion(a), mustParseGKEVersion(b)
+	for i := range va.nums {
+		if va.nums[i] != vb.nums[i] {
+			return va.nums[i] < vb.nums[i]
+		}
+	}
+	return false
+}
+
+// gkeVersion is a GKE version, 1.31.2-gke.1115000, or the start of one as requests may give it
+// (1.31, 1.31.2). GKE orders versions by major, minor and patch, then by the gke.N build number,
+// each numerically: 1.31.2-gke.1115000 < 1.31.3-gke.100 < 1.32.0-gke.1.
+type gkeVersion struct {
+	nums [4]int // major, minor, patch, build; missing parts are 0
+	// parts is how many of them were given: 2, 3 or 4.
+	parts int
+}
+
+// parseGKEVersion accepts 1.31, 1.31.2 and 1.31.2-gke.1115000, in decimal numbers without signs
+// or leading zeros; GKE writes no "v".
+func parseGKEVersion(s string) (gkeVersion, bool) {
+	release, build, hasBuild := strings.Cut(s, "-")
+	fields := strings.Split(release, ".")
+	if len(fields) < 2 || len(fields) > 3 || (hasBuild && len(fields) != 3) {
+		return gkeVersion{}, false
+	}
+	var v gkeVersion
+	for i, f := range fields {
+		n, ok := versionNumber(f)
+		if !ok {
+			return gkeVersion{}, false
+		}
+		v.nums[i] = n
+	}
+	v.parts = len(fields)
+	if hasBuild {
+		b, ok := strings.CutPrefix(build, "gke.")
+		if !ok {
+			return gkeVersion{}, false
+		}
+		if v.nums[3], ok = versionNumber(b); !ok {
+			return gkeVersion{}, false
+		}
+		v.parts = 4
+	}
+	return v, true
+}
+
+func mustParseGKEVersion(s string) gkeVersion {
+	v, ok := parseGKEVersion(s)
+	if !ok {
+		panic(fmt.Sprintf("emulator: %q is not a GKE version", s))
+	}
+	return v
+}
+
+func versionNumber(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || strconv.Itoa(n) != s {
+		return 0, false
+	}
+	return n, true
 }
 
 // kubeletVersion is what a node of this GKE version reports, e.g. v1.34.0-gke.2201000.
