@@ -242,10 +242,13 @@ func render(r results) string {
 Notes:
 - Emulated time is the time the emulated GKE was at work, as the emulator reports it: its
   operations (start to end, overlaps counted once: GKE runs the node pool operations of a cluster
-  side by side, up to 5, and cluster-level ones alone) and, outside them, the Ray Operator add-on installing the KubeRay CRDs, from being reported
-  enabled to the CRDs Established, which raytpu_cluster waits for. The CRDs are a few MB of schema
-  that a young kube-apiserver on this machine takes seconds to establish; GKE's add-on takes its
-  own time for the same step.
+  side by side, up to 5, and cluster-level ones alone) and, outside them, the Ray Operator add-on
+  installing the KubeRay CRDs, from being reported enabled to the CRDs Established, which
+  raytpu_cluster waits for. The CRDs are a few MB of schema that a young kube-apiserver on this
+  machine takes seconds to establish; GKE's add-on takes its own time for the same step.
+- Row 4 adds slices to a cluster that already exists, in two applies: one slice, then (after
+  removing it) many. GKE creates up to 5 node pools of one cluster at once, so many slices should
+  take two waves of one slice, or fewer.
 - Calls come from the emulator's request log. Node pool requests and polls of node pool operations
   are the slices'; CreateCluster, GetCluster and polls of the cluster's operation are the cluster
   resource's while Terraform applies it, and the slices' otherwise (their plan-time reads of the

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"time"
 
 	container "cloud.google.com/go/container/apiv1"
@@ -121,14 +122,20 @@ func (c *Client) LockNodePool(ctx context.Context, id NodePoolID) (unlock func()
 	return unlock, nil
 }
 
-// call runs f, retrying retryable failures with backoff until ctx ends.
+// call runs f, retrying retryable failures with backoff until ctx ends. A create that a retry
+// finds already done, after an attempt whose outcome is unknown, fails with *AlreadyCreatedError.
 func call[T any](ctx context.Context, c *Client, what string, f func(context.Context) (T, error)) (T, error) {
 	delay := c.retry.Initial
+	mayHaveTakenEffect := false
 	for attempt := 1; ; attempt++ {
 		result, err := f(ctx)
+		if err != nil && IsAlreadyExists(err) && mayHaveTakenEffect {
+			return result, &AlreadyCreatedError{err: err}
+		}
 		if err == nil || !retryable(err) {
 			return result, err
 		}
+		mayHaveTakenEffect = mayHaveTakenEffect || outcomeUnknown(err)
 		fields := map[string]any{"call": what, "attempt": attempt, "delay": delay.String(), "error": message(err)}
 		if Busy(err) {
 			// Operations not of this apply (another run, GKE's own upgrades, gcloud) hold the
@@ -216,6 +223,26 @@ func (c *Client) DeleteNodePool(ctx context.Context, id NodePoolID) (*containerp
 	return call(ctx, c, "DeleteNodePool", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: id.String()}, noRetry)
 	})
+}
+
+// RunningOperation finds the operation of type typ still running on target (a cluster or a node
+// pool): the one a create started when its response was lost. It returns nil when none runs.
+func (c *Client) RunningOperation(ctx context.Context, cluster ClusterID, target string, typ containerpb.Operation_Type) (*containerpb.Operation, error) {
+	resp, err := call(ctx, c, "ListOperations", func(ctx context.Context) (*containerpb.ListOperationsResponse, error) {
+		return c.api.ListOperations(ctx, &containerpb.ListOperationsRequest{Parent: cluster.Parent()}, noRetry)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// targetLink is a URL whose path ends in the target's name; its project may be a number and
+	// its location form zones/ rather than locations/, so the name is matched from the cluster on.
+	suffix := target[strings.Index(target, "/clusters/"):]
+	for _, op := range resp.GetOperations() {
+		if op.GetOperationType() == typ && op.GetStatus() != containerpb.Operation_DONE && strings.HasSuffix(op.GetTargetLink(), suffix) {
+			return op, nil
+		}
+	}
+	return nil, nil
 }
 
 // GetServerConfig reads the versions on offer in a location.

@@ -98,6 +98,32 @@ func retryable(err error) bool {
 	return errors.As(err, &netErr)
 }
 
+// outcomeUnknown reports a failure after which the request may have taken effect in GKE: the
+// connection broke or timed out, or a front end answered 5xx after passing the request on. A
+// rejection GKE explains (429, 4xx, "busy") means it did not act.
+func outcomeUnknown(err error) bool {
+	if Busy(err) {
+		return false
+	}
+	switch code(err) {
+	case codes.Unavailable, codes.Internal, codes.DeadlineExceeded, codes.Unknown:
+		return true
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr)
+}
+
+// AlreadyCreatedError is a create that a retry found already done, after an earlier attempt whose
+// outcome is unknown (its response was lost): most likely the object is this create's own. The
+// caller checks that it is before adopting it.
+type AlreadyCreatedError struct{ err error }
+
+func (e *AlreadyCreatedError) Error() string {
+	return message(e.err) + " (an earlier attempt of this request may have created it: its response was lost)"
+}
+
+func (e *AlreadyCreatedError) Unwrap() error { return e.err }
+
 // busyMessages are GKE's answers to an operation that cannot start while others run on the
 // cluster: the three of "Troubleshoot concurrent operations" (400 FAILED_PRECONDITION: "Cluster is
 // running incompatible operation OP", "Cluster is currently being created, deleted, updated or

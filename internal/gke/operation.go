@@ -88,8 +88,12 @@ func (c *Client) WaitForOperation(ctx context.Context, cluster ClusterID, op *co
 // not be read at all. Until then the operation is read every Max (operation_poll_interval) only,
 // which sees a creation that fails without bringing up nodes as soon as a fixed poll would.
 // Without hostsUp (nil: nobody watches the hosts) the operation is polled as by WaitForOperation.
+// A nil op is a creation already over (found after its response was lost): the pool is read.
 // An operation whose wait is cut short by ctx keeps running in GKE.
 func (c *Client) WaitForNodePoolCreation(ctx context.Context, id NodePoolID, op *containerpb.Operation, hostsUp <-chan struct{}) (*containerpb.NodePool, error) {
+	if op == nil {
+		return c.GetNodePool(ctx, id)
+	}
 	if hostsUp == nil {
 		if err := c.WaitForOperation(ctx, id.Cluster, op); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@
 package kube
 
 import (
+	"context"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
@@ -39,6 +40,10 @@ type Cluster struct {
 	// base64 encoding of one or more PEM certificates. The API server's certificate must chain to
 	// it. (PEM text that is not base64-encoded is accepted too.)
 	CACertificateBase64 string
+	// PublicCA says the endpoint presents a publicly trusted certificate, as GKE's DNS-based
+	// control plane endpoint does: it is verified against the system's roots, and
+	// CACertificateBase64 must be empty.
+	PublicCA bool
 	// TokenSource yields the Google OAuth2 access token sent as the bearer token. Tokens are
 	// cached until they expire and fetched again after the API server answers 401.
 	TokenSource oauth2.TokenSource
@@ -70,9 +75,14 @@ func NewClient(c Cluster) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	caPEM, err := decodeCA(c.CACertificateBase64)
-	if err != nil {
-		return nil, err
+	var caPEM []byte
+	switch {
+	case c.PublicCA && strings.TrimSpace(c.CACertificateBase64) != "":
+		return nil, errors.New("kube: a cluster CA certificate was given for an endpoint with a publicly trusted certificate")
+	case !c.PublicCA:
+		if caPEM, err = decodeCA(c.CACertificateBase64); err != nil {
+			return nil, err
+		}
 	}
 	if c.TokenSource == nil {
 		return nil, errors.New("kube: no token source: the cluster's API server needs the Google access token")
@@ -221,3 +231,19 @@ type tokenError struct{ err error }
 
 func (e *tokenError) Error() string { return "getting the Google access token: " + e.err.Error() }
 func (e *tokenError) Unwrap() error { return e.err }
+
+// Reach checks that the API server answers with the client's credentials (GET /version), retrying
+// network trouble every poll (DefaultPollInterval when ≤ 0) until ctx ends. A refused certificate
+// or token fails at once.
+func (c *Client) Reach(ctx context.Context, poll time.Duration) error {
+	err := waitFor(ctx, poll, func(ctx context.Context) (bool, error) {
+		err := c.core.RESTClient().Get().AbsPath("/version").Do(ctx).Error()
+		return err == nil, c.explain(err)
+	}, func(waited time.Duration) string {
+		return fmt.Sprintf("kube: the API server at %s did not answer within %s", c.host, waited)
+	})
+	if err != nil {
+		return &notObserved{err}
+	}
+	return nil
+}

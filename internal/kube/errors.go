@@ -31,6 +31,41 @@ func (c *Client) explain(err error) error {
 	return err
 }
 
+// ErrNotObserved marks a wait for hosts that never listed them: nothing is known of the hosts.
+var ErrNotObserved = errors.New("the nodes could not be listed")
+
+// notObserved is a wait's error that never listed what it waited for.
+type notObserved struct{ err error }
+
+func (e *notObserved) Error() string        { return e.err.Error() }
+func (e *notObserved) Unwrap() error        { return e.err }
+func (e *notObserved) Is(target error) bool { return target == ErrNotObserved }
+
+// CannotObserve reports an error that says nothing of the cluster's state, only that this client
+// cannot see it: the API server unreachable (network, DNS, a private endpoint), its certificate
+// untrusted, the credentials refused (401, 403) or unobtainable, or a wait that never reached it.
+func CannotObserve(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrNotObserved) || isTLSVerification(err) || apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) {
+		return true
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false // a wait cut short after it had observed what it waited for
+	}
+	var terr *tokenError
+	if errors.As(err, &terr) {
+		return true
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return false // the API server answered
+	}
+	var nerr net.Error
+	return errors.As(err, &nerr)
+}
+
 func isTLSVerification(err error) bool {
 	var (
 		verr *tls.CertificateVerificationError

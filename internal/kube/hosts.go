@@ -232,6 +232,9 @@ func (c *Client) WaitForSliceHosts(ctx context.Context, nodePool string, want in
 		}
 		return msg.String()
 	})
+	if err != nil && !read {
+		err = &notObserved{err}
+	}
 	return last, err
 }
 

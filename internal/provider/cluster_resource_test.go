@@ -132,6 +132,12 @@ func TestAccCluster_planTimeErrors(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)GKE Version Too Old for Ray.*1\.30\.0-gke\.1747000`),
 			},
 			{
+				// 1.35 is offered in RAPID only; the cluster would be in REGULAR.
+				Config:      testAccClusterConfig("offer", `min_master_version = "1.35"`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Unsupported GKE Version.*"1\.35" is not offered in the\s+REGULAR\s+release\s+channel.*nearest\s+offered:\s+1\.34\.1-gke\.1829001`),
+			},
+			{
 				Config:      testAccClusterConfig("channel", `release_channel = "NIGHTLY"`),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)release_channel value must be one of`),

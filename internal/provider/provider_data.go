@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -37,8 +38,10 @@ type providerData struct {
 	client    *gke.Client
 	clientErr error
 
-	// clusters shares the slices' reads of their clusters.
-	clusters clusterReads
+	// clusters shares the slices' reads of their clusters, serverConfigs the reads of the
+	// versions on offer.
+	clusters      sharedReads[*containerpb.Cluster]
+	serverConfigs sharedReads[*containerpb.ServerConfig]
 }
 
 // firstSet returns the configured value, else the first non-empty environment variable.
@@ -139,17 +142,4 @@ func configuredProviderData(data any, diags *diag.Diagnostics) *providerData {
 			fmt.Sprintf("Expected *providerData, got %T. Please report this issue to the provider developers.", data))
 	}
 	return d
-}
-
-// withTimeout bounds ctx by the resource's configured timeout for one action (fallback when unset).
-// ok is false when the timeout could not be read; the diagnostics then say why.
-func withTimeout(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
-	fallback time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, bool) {
-	d, readDiags := timeout(ctx, fallback)
-	diags.Append(readDiags...)
-	if readDiags.HasError() {
-		return ctx, func() {}, false
-	}
-	ctx, cancel := context.WithTimeout(ctx, d)
-	return ctx, cancel, true
 }

@@ -8,7 +8,6 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -35,7 +34,7 @@ func NewRayOperatorResource() resource.Resource {
 }
 
 type rayOperatorResource struct {
-	data *providerData
+	resourceBase
 }
 
 type rayOperatorResourceModel struct {
@@ -103,10 +102,6 @@ func (r *rayOperatorResource) Schema(ctx context.Context, _ resource.SchemaReque
 	}
 }
 
-func (r *rayOperatorResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = configuredProviderData(req.ProviderData, &resp.Diagnostics)
-}
-
 // ModifyPlan plans another wait while KubeRay is not ready (see planKubeRayWait).
 func (r *rayOperatorResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
@@ -136,7 +131,7 @@ func (r *rayOperatorResource) Create(ctx context.Context, req resource.CreateReq
 	id, _ := gke.ParseClusterID(plan.Cluster.ValueString())
 	plan.ID = types.StringValue(id.String())
 	if err := r.setAddon(ctx, id, true, plan, true); err != nil {
-		resp.Diagnostics.AddError("Error Enabling Ray Operator", fmt.Sprintf("creating raytpu_ray_operator (%s): %s", id, err))
+		resp.Diagnostics.AddError("Error Enabling Ray Operator", fmt.Sprintf("creating raytpu_ray_operator (%s): %s", id, gke.WithAdvice(err)))
 		return
 	}
 	r.read(ctx, &plan, plan.WaitForKubeRay.ValueBool(), &resp.Diagnostics)
@@ -171,7 +166,7 @@ func (r *rayOperatorResource) Update(ctx context.Context, req resource.UpdateReq
 	id, _ := gke.ParseClusterID(plan.Cluster.ValueString())
 	if !plan.Logging.Equal(state.Logging) || !plan.Monitoring.Equal(state.Monitoring) {
 		if err := r.setAddon(ctx, id, true, plan, false); err != nil {
-			resp.Diagnostics.AddError("Error Updating Ray Operator", fmt.Sprintf("updating raytpu_ray_operator (%s): %s", id, err))
+			resp.Diagnostics.AddError("Error Updating Ray Operator", fmt.Sprintf("updating raytpu_ray_operator (%s): %s", id, gke.WithAdvice(err)))
 			return
 		}
 	}
@@ -192,30 +187,25 @@ func (r *rayOperatorResource) Delete(ctx context.Context, req resource.DeleteReq
 	defer cancel()
 	id, _ := gke.ParseClusterID(state.Cluster.ValueString())
 	if err := r.setAddon(ctx, id, false, state, false); err != nil && !gke.IsNotFound(err) {
-		resp.Diagnostics.AddError("Error Disabling Ray Operator", fmt.Sprintf("deleting raytpu_ray_operator (%s): %s", id, err))
+		resp.Diagnostics.AddError("Error Disabling Ray Operator", fmt.Sprintf("deleting raytpu_ray_operator (%s): %s", id, gke.WithAdvice(err)))
 	}
 }
 
 func (r *rayOperatorResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	project := ""
-	if r.data != nil {
-		project = r.data.project
-	}
-	id, err := gke.ParseClusterImportID(req.ID, project)
+	id, err := gke.ParseClusterImportID(req.ID, r.defaultProject())
 	if err != nil {
-		resp.Diagnostics.AddError("Invalid Import ID", err.Error()+".")
+		invalidImportID(resp, err)
 		return
 	}
-	for attribute, value := range map[string]any{
+	importAttributes(ctx, resp, map[string]any{
 		"id": id.String(), "cluster": id.String(), "wait_for_kuberay": true, "disable_on_destroy": true,
-	} {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attribute), value)...)
-	}
+	})
 }
 
 // setAddon turns the add-on on (with the model's settings) or off, keeping the cluster's other
 // add-ons as they are: SetAddonsConfig replaces the whole configuration. With checkVersion it
-// first refuses a cluster below the add-on's minimum version.
+// first refuses a cluster below the add-on's minimum version. GKE's errors are returned as they
+// are, so that callers can tell a cluster that is gone.
 func (r *rayOperatorResource) setAddon(ctx context.Context, id gke.ClusterID, enabled bool, m rayOperatorResourceModel, checkVersion bool) error {
 	client, err := r.data.gkeClient(ctx)
 	if err != nil {
@@ -228,7 +218,7 @@ func (r *rayOperatorResource) setAddon(ctx context.Context, id gke.ClusterID, en
 	defer unlock()
 	cluster, err := client.GetCluster(ctx, id)
 	if err != nil {
-		return fmt.Errorf("%s", gke.WithAdvice(err))
+		return err
 	}
 	if checkVersion {
 		current, err := tpu.ParseVersion(cluster.GetCurrentMasterVersion())
@@ -247,7 +237,7 @@ func (r *rayOperatorResource) setAddon(ctx context.Context, id gke.ClusterID, en
 		err = client.WaitForOperation(ctx, id, op)
 	}
 	if err != nil {
-		return fmt.Errorf("%s", gke.WithAdvice(err))
+		return err
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"golang.org/x/oauth2"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 )
 
@@ -162,6 +163,32 @@ func TestAccRayOperator_refusesOldClusters(t *testing.T) {
 				Config:      testAccRayOperatorConfig("my-cluster", ""),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)Invalid Cluster ID.*projects/\{project\}/locations/\{location\}/clusters/\{name\}`),
+			},
+		},
+	})
+}
+
+// TestAccRayOperator_destroyAfterTheClusterIsGone: a cluster deleted between the refresh and the
+// destroy answers the add-on change with 404, which is the add-on gone with it, not an error. It
+// injects a fault into the shared emulator, so it does not run in parallel.
+func TestAccRayOperator_destroyAfterTheClusterIsGone(t *testing.T) {
+	id := createClusterOutOfBand(t, "acc-byo-gone", "")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: testAccRayOperatorConfig(id.String(), "")},
+			{
+				PreConfig: func() {
+					if _, err := testEmulator.InjectFault(context.Background(), emulator.Fault{
+						RPC: "SetAddonsConfig", Path: "/clusters/acc-byo-gone", Status: "NOT_FOUND",
+						Message: "Not found: " + id.String() + ".",
+					}); err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { _ = testEmulator.ClearFaults(context.Background()) })
+				},
+				Config:  testAccRayOperatorConfig(id.String(), ""),
+				Destroy: true,
 			},
 		},
 	})

@@ -20,14 +20,8 @@ import (
 // is known in the plan.
 
 var (
-	sliceRayAttrTypes = map[string]attr.Type{
-		"accelerator_version": types.StringType,
-		"accelerator_type":    types.StringType,
-		"pod_type":            types.StringType,
-		"head_resource":       types.StringType,
-		"topology_supported":  types.BoolType,
-		"image":               types.StringType,
-	}
+	// sliceRayAttrTypes are Ray's names for the slice (rayShapeAttrTypes) and its image.
+	sliceRayAttrTypes       = withAttr(rayShapeAttrTypes, "image", attr.Type(types.StringType))
 	placementGroupAttrTypes = map[string]attr.Type{
 		"topology":            types.StringType,
 		"accelerator_version": types.StringType,
@@ -38,6 +32,16 @@ var (
 		"key": types.StringType, "operator": types.StringType, "value": types.StringType, "effect": types.StringType,
 	}
 )
+
+// withAttr returns a copy of m with key set to v.
+func withAttr[V any](m map[string]V, key string, v V) map[string]V {
+	out := make(map[string]V, len(m)+1)
+	for k, x := range m {
+		out[k] = x
+	}
+	out[key] = v
+	return out
+}
 
 // sliceOutputs are the derived attributes of raytpu_slice.
 type sliceOutputs struct {
@@ -73,14 +77,7 @@ func deriveSliceOutputs(ctx context.Context, s *tpu.Slice, pool, rayVersion, pyt
 	tolerations, d := types.ListValue(types.ObjectType{AttrTypes: tolerationAttrTypes}, []attr.Value{toleration})
 	diags.Append(d...)
 	image := tpu.RayImage(rayVersion, pythonVersion)
-	ray := types.ObjectValueMust(sliceRayAttrTypes, map[string]attr.Value{
-		"accelerator_version": types.StringValue(s.Generation.RayAcceleratorVersion),
-		"accelerator_type":    types.StringValue(s.Generation.RayAcceleratorType),
-		"pod_type":            types.StringValue(s.RayPodType()),
-		"head_resource":       types.StringValue(s.RayHeadResource()),
-		"topology_supported":  types.BoolValue(s.RayTopologySupported()),
-		"image":               types.StringValue(image),
-	})
+	ray := types.ObjectValueMust(sliceRayAttrTypes, withAttr(rayNames(s), "image", attr.Value(types.StringValue(image))))
 	placementGroup := types.ObjectValueMust(placementGroupAttrTypes, map[string]attr.Value{
 		"topology":            types.StringValue(s.Topology.String()),
 		"accelerator_version": types.StringValue(s.Generation.RayAcceleratorVersion),

@@ -43,6 +43,18 @@ var rayShapeAttrTypes = map[string]attr.Type{
 	"topology_supported":  types.BoolType,
 }
 
+// rayNames are Ray's names for a slice: the ray object of raytpu_topology and slice_shape, and,
+// with the image, of raytpu_slice.
+func rayNames(s *tpu.Slice) map[string]attr.Value {
+	return map[string]attr.Value{
+		"accelerator_version": types.StringValue(s.Generation.RayAcceleratorVersion),
+		"accelerator_type":    types.StringValue(s.Generation.RayAcceleratorType),
+		"pod_type":            types.StringValue(s.RayPodType()),
+		"head_resource":       types.StringValue(s.RayHeadResource()),
+		"topology_supported":  types.BoolValue(s.RayTopologySupported()),
+	}
+}
+
 // sliceShapeAttrTypes mirrors sliceShapeModel.
 var sliceShapeAttrTypes = map[string]attr.Type{
 	"generation":       types.StringType,
@@ -160,13 +172,7 @@ func flattenSliceShape(ctx context.Context, s *tpu.Slice) (sliceShapeModel, diag
 		tpu.ResourceName: strconv.Itoa(s.ChipsPerHost()),
 	})
 	diags.Append(d...)
-	ray, d := types.ObjectValue(rayShapeAttrTypes, map[string]attr.Value{
-		"accelerator_version": types.StringValue(s.Generation.RayAcceleratorVersion),
-		"accelerator_type":    types.StringValue(s.Generation.RayAcceleratorType),
-		"pod_type":            types.StringValue(s.RayPodType()),
-		"head_resource":       types.StringValue(s.RayHeadResource()),
-		"topology_supported":  types.BoolValue(s.RayTopologySupported()),
-	})
+	ray, d := types.ObjectValue(rayShapeAttrTypes, rayNames(s))
 	diags.Append(d...)
 	return sliceShapeModel{
 		Generation:      types.StringValue(s.Generation.Name),

@@ -1,0 +1,115 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
+	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+)
+
+// ModifyPlan fills project and location from the provider, so the id is known in the plan, and
+// checks a new min_master_version (see checkMinMasterVersion).
+func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan clusterResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	fillDefault := func(v *types.String, fallback, attribute string) {
+		if !v.IsUnknown() {
+			return
+		}
+		if fallback == "" {
+			resp.Diagnostics.AddAttributeError(path.Root(attribute), "Missing "+attribute,
+				fmt.Sprintf("Set %s on the resource, or on the provider (or through the environment, see the provider docs).", attribute))
+			return
+		}
+		*v = types.StringValue(fallback)
+	}
+	fillDefault(&plan.Project, r.data.project, "project")
+	fillDefault(&plan.Location, r.data.location, "location")
+	if !plan.Project.IsUnknown() && !plan.Location.IsUnknown() && !plan.Name.IsUnknown() {
+		plan.ID = types.StringValue(gke.ClusterID{Project: plan.Project.ValueString(), Location: plan.Location.ValueString(), Name: plan.Name.ValueString()}.String())
+	}
+	var state *clusterResourceModel
+	if !req.State.Raw.IsNull() {
+		state = &clusterResourceModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+		plan.KubeRay = planKubeRayWait(state.KubeRay, plan.WaitForKubeRay)
+	}
+	if v := plan.MinMasterVersion; !v.IsNull() && !v.IsUnknown() &&
+		(state == nil || !v.Equal(state.MinMasterVersion) || !plan.ReleaseChannel.Equal(state.ReleaseChannel)) {
+		resp.Diagnostics.Append(r.checkMinMasterVersion(ctx, plan, state)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// checkMinMasterVersion checks min_master_version against the Ray add-on's minimum, against the
+// versions the location offers in the cluster's release channel (when they can be read), and,
+// for a cluster that exists (state), against its current version: GKE cannot downgrade a control
+// plane.
+func (r *clusterResource) checkMinMasterVersion(ctx context.Context, plan clusterResourceModel, state *clusterResourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	attr := path.Root("min_master_version")
+	want, err := tpu.ParseVersion(plan.MinMasterVersion.ValueString())
+	if err != nil {
+		diags.AddAttributeError(attr, "Invalid GKE Version", err.Error()+".")
+		return diags
+	}
+	if !want.CanMeet(tpu.RayOperatorMinVersion) {
+		diags.AddAttributeError(attr, "GKE Version Too Old for Ray",
+			fmt.Sprintf("min_master_version %s is below %s, the first GKE version with the Ray Operator add-on. Use %s or later.",
+				want, tpu.RayOperatorMinVersion, tpu.RayOperatorMinVersion))
+		return diags
+	}
+	if state != nil {
+		if current, err := tpu.ParseVersion(state.MasterVersion.ValueString()); err == nil && current.IsExact() && !want.CanMeet(current) {
+			diags.AddAttributeError(attr, "GKE Downgrade Refused",
+				fmt.Sprintf("min_master_version %s is below the cluster's current version %s: GKE cannot downgrade a control plane. "+
+					"Keep %s or later, or replace the cluster.", want, current, current))
+			return diags
+		}
+	}
+	if plan.Project.IsUnknown() || plan.Location.IsUnknown() || plan.ReleaseChannel.IsUnknown() {
+		return diags
+	}
+	client, err := r.data.gkeClient(ctx)
+	if err != nil {
+		return diags
+	}
+	if _, err := r.resolveMasterVersion(ctx, client, plan); err != nil {
+		var verr *gke.VersionError
+		if errors.As(err, &verr) {
+			diags.AddAttributeError(attr, "Unsupported GKE Version", err.Error()+".")
+		} else {
+			tflog.Debug(ctx, "GKE versions not readable at plan time", map[string]any{"error": err.Error()})
+		}
+	}
+	return diags
+}
+
+// resolveMasterVersion is the exact control plane version to request for min_master_version:
+// the newest version of the cluster's release channel in its location that matches it.
+func (r *clusterResource) resolveMasterVersion(ctx context.Context, client *gke.Client, m clusterResourceModel) (string, error) {
+	sc, err := r.data.serverConfig(ctx, client, m.Project.ValueString(), m.Location.ValueString())
+	if err != nil {
+		return "", fmt.Errorf("reading the GKE versions offered in %s: %s", m.Location.ValueString(), gke.WithAdvice(err))
+	}
+	channel := expandReleaseChannel(m.ReleaseChannel).GetChannel()
+	return gke.ResolveMasterVersion(m.MinMasterVersion.ValueString(), gke.MasterVersionsOffered(sc, channel),
+		fmt.Sprintf("in the %s release channel of %s", channel, m.Location.ValueString()))
+}

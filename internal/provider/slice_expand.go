@@ -1,0 +1,206 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+)
+
+// flattenNodePool copies what GKE reports into m and derives the outputs from it, so that an
+// imported slice or one changed outside Terraform shows its real shape.
+func flattenNodePool(ctx context.Context, pool *containerpb.NodePool, m *sliceResourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	cfg := pool.GetConfig()
+	current, _ := resolveShape(m.shape())
+	s, err := nodePoolSlice(pool, current)
+	if err != nil {
+		diags.AddError("Not a TPU Slice", fmt.Sprintf("node pool %s is not a TPU slice raytpu understands: %s.", pool.GetName(), err))
+		return diags
+	}
+	// Keep the configuration's spelling when it names the same shape (an alias, or accelerator_type).
+	if current != s {
+		m.Generation = types.StringValue(s.Generation.Name)
+		m.Topology = types.StringValue(s.Topology.String())
+		m.AcceleratorType = types.StringValue(s.AcceleratorType())
+		m.ChipsPerHost = types.Int64Value(int64(s.ChipsPerHost()))
+	}
+	outputs, d := deriveSliceOutputs(ctx, s, pool.GetName(), m.RayVersion.ValueString(), m.PythonVersion.ValueString())
+	diags.Append(d...)
+	m.setOutputs(outputs)
+	m.Name = types.StringValue(pool.GetName())
+	m.CurrentNodeVersion = types.StringValue(pool.GetVersion())
+	if locations := pool.GetLocations(); len(locations) == 1 {
+		m.Zone = types.StringValue(locations[0])
+	}
+	m.Spot = types.BoolValue(cfg.GetSpot())
+	m.QueuedProvisioning = types.BoolValue(pool.GetQueuedProvisioning().GetEnabled())
+	if name := pool.GetPlacementPolicy().GetPolicyName(); name != "" {
+		m.PlacementPolicyName = types.StringValue(name)
+	}
+	if affinity := cfg.GetReservationAffinity(); affinity.GetConsumeReservationType() == containerpb.ReservationAffinity_SPECIFIC_RESERVATION && len(affinity.GetValues()) == 1 {
+		name, project := affinity.GetValues()[0], types.StringNull()
+		if p, rest, ok := strings.Cut(strings.TrimPrefix(name, "projects/"), "/reservations/"); ok {
+			name, project = rest, types.StringValue(p)
+		}
+		m.Reservation = types.ObjectValueMust(reservationAttrTypes, map[string]attr.Value{"name": types.StringValue(name), "project": project})
+	}
+	if sa := cfg.GetServiceAccount(); sa != "" && sa != "default" {
+		m.ServiceAccount = types.StringValue(sa)
+	}
+	m.DiskSizeGB = types.Int64Value(int64(cfg.GetDiskSizeGb()))
+	m.DiskType = types.StringValue(cfg.GetDiskType())
+	scopes, d := types.ListValueFrom(ctx, types.StringType, cfg.GetOauthScopes())
+	diags.Append(d...)
+	m.OAuthScopes = scopes
+	m.Labels = mapOrNull(ctx, cfg.GetLabels(), m.Labels, &diags)
+	m.ResourceLabels = mapOrNull(ctx, cfg.GetResourceLabels(), m.ResourceLabels, &diags)
+	return diags
+}
+
+// nodePoolSlice is the slice a node pool holds. A pool placed by a workload policy may not report
+// its topology (the policy holds it); then the known slice stands if the machine type and the
+// node count agree with it.
+func nodePoolSlice(pool *containerpb.NodePool, known *tpu.Slice) (*tpu.Slice, error) {
+	machineType, topology := pool.GetConfig().GetMachineType(), pool.GetPlacementPolicy().GetTpuTopology()
+	if topology == "" && pool.GetPlacementPolicy().GetPolicyName() != "" {
+		if known != nil && known.MachineType.Name == machineType && int(pool.GetInitialNodeCount()) == known.Hosts {
+			return known, nil
+		}
+		return nil, fmt.Errorf("it is placed by workload policy %s and reports no TPU topology", pool.GetPlacementPolicy().GetPolicyName())
+	}
+	s, err := tpu.SliceForNodePool(machineType, topology)
+	if err != nil {
+		return nil, err
+	}
+	if known != nil && *known == *s {
+		return known, nil
+	}
+	return s, nil
+}
+
+// mapOrNull keeps an unset map unset when GKE reports it empty.
+func mapOrNull(ctx context.Context, values map[string]string, current types.Map, diags *diag.Diagnostics) types.Map {
+	if len(values) == 0 && current.IsNull() {
+		return current
+	}
+	m, d := types.MapValueFrom(ctx, types.StringType, values)
+	diags.Append(d...)
+	return m
+}
+
+// expandNodePool is the CreateNodePool request body for the slice.
+func expandNodePool(ctx context.Context, m sliceResourceModel, s *tpu.Slice) (*containerpb.NodePool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	labels, resourceLabels := map[string]string{}, map[string]string{}
+	diags.Append(m.Labels.ElementsAs(ctx, &labels, false)...)
+	diags.Append(m.ResourceLabels.ElementsAs(ctx, &resourceLabels, false)...)
+	var scopes []string
+	if !m.OAuthScopes.IsUnknown() {
+		diags.Append(m.OAuthScopes.ElementsAs(ctx, &scopes, false)...)
+	}
+	nodes := int32(s.Hosts)
+	if m.QueuedProvisioning.ValueBool() {
+		nodes = 0
+	}
+	pool := &containerpb.NodePool{
+		Name:             m.Name.ValueString(),
+		InitialNodeCount: nodes,
+		Version:          m.CurrentNodeVersion.ValueString(),
+		Locations:        []string{m.Zone.ValueString()},
+		Config: &containerpb.NodeConfig{
+			MachineType:    s.MachineType.Name,
+			Spot:           m.Spot.ValueBool(),
+			Labels:         labels,
+			ResourceLabels: resourceLabels,
+			ServiceAccount: m.ServiceAccount.ValueString(),
+			OauthScopes:    scopes,
+			DiskSizeGb:     int32(m.DiskSizeGB.ValueInt64()),
+			DiskType:       m.DiskType.ValueString(),
+		},
+	}
+	switch s.Placement {
+	case tpu.PlacementCompact:
+		pool.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{Type: containerpb.NodePool_PlacementPolicy_COMPACT, TpuTopology: s.TPUTopology()}
+	case tpu.PlacementWorkloadPolicy:
+		pool.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{PolicyName: m.PlacementPolicyName.ValueString()}
+	}
+	if m.QueuedProvisioning.ValueBool() {
+		pool.QueuedProvisioning = &containerpb.NodePool_QueuedProvisioning{Enabled: true}
+	}
+	if !m.Reservation.IsNull() {
+		var reservation struct {
+			Name    types.String `tfsdk:"name"`
+			Project types.String `tfsdk:"project"`
+		}
+		diags.Append(m.Reservation.As(ctx, &reservation, basetypes.ObjectAsOptions{})...)
+		value := reservation.Name.ValueString()
+		if !reservation.Project.IsNull() {
+			value = fmt.Sprintf("projects/%s/reservations/%s", reservation.Project.ValueString(), value)
+		}
+		pool.Config.ReservationAffinity = &containerpb.ReservationAffinity{
+			ConsumeReservationType: containerpb.ReservationAffinity_SPECIFIC_RESERVATION,
+			Key:                    "compute.googleapis.com/reservation-name",
+			Values:                 []string{value},
+		}
+	}
+	return pool, diags
+}
+
+// configShape is the shape inputs as written in the configuration.
+func (m sliceResourceModel) configShape() shapeInputs {
+	return shapeInputs{Generation: m.Generation, Topology: m.Topology, AcceleratorType: m.AcceleratorType, ChipsPerHost: m.ChipsPerHost}
+}
+
+// shape is the shape of a planned or stored slice, where generation, topology and
+// accelerator_type are all set and name the same shape: generation and topology are read.
+func (m sliceResourceModel) shape() shapeInputs {
+	if m.Generation.IsNull() {
+		return shapeInputs{Generation: types.StringNull(), Topology: types.StringNull(), AcceleratorType: m.AcceleratorType, ChipsPerHost: m.ChipsPerHost}
+	}
+	return shapeInputs{Generation: m.Generation, Topology: m.Topology, AcceleratorType: types.StringNull(), ChipsPerHost: m.ChipsPerHost}
+}
+
+// setOutputs copies the derived outputs; accelerator_type, which may also be an input, is the
+// caller's to set.
+func (m *sliceResourceModel) setOutputs(o sliceOutputs) {
+	m.GKEAccelerator, m.MachineType = o.GKEAccelerator, o.MachineType
+	m.NumHosts, m.TotalChips, m.MultiHost, m.PlacementType = o.NumHosts, o.TotalChips, o.MultiHost, o.PlacementType
+	m.NodeSelector, m.Tolerations, m.TPUResource = o.NodeSelector, o.Tolerations, o.TPUResource
+	m.Ray, m.SlicePlacementGroup, m.KubeRayWorkerGroup = o.Ray, o.SlicePlacementGroup, o.KubeRayWorkerGroup
+}
+
+func (m *sliceResourceModel) setDerivedUnknown() {
+	m.GKEAccelerator, m.MachineType, m.PlacementType, m.KubeRayWorkerGroup = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+	m.NumHosts, m.TotalChips = types.Int64Unknown(), types.Int64Unknown()
+	m.MultiHost = types.BoolUnknown()
+	m.NodeSelector, m.TPUResource = types.MapUnknown(types.StringType), types.MapUnknown(types.StringType)
+	m.Tolerations = types.ListUnknown(types.ObjectType{AttrTypes: tolerationAttrTypes})
+	m.Ray = types.ObjectUnknown(sliceRayAttrTypes)
+	m.SlicePlacementGroup = types.ObjectUnknown(placementGroupAttrTypes)
+}
+
+// setLiveNull keeps unknown live values out of the state written before the pool is ready.
+func (m *sliceResourceModel) setLiveNull() {
+	if m.DiskSizeGB.IsUnknown() {
+		m.DiskSizeGB = types.Int64Null()
+	}
+	if m.DiskType.IsUnknown() {
+		m.DiskType = types.StringNull()
+	}
+	if m.OAuthScopes.IsUnknown() {
+		m.OAuthScopes = types.ListNull(types.StringType)
+	}
+	if m.CurrentNodeVersion.IsUnknown() {
+		m.CurrentNodeVersion = types.StringNull()
+	}
+	m.Hosts = types.ListNull(types.StringType)
+	m.ReadyHosts, m.Status, m.Healthy = types.Int64Null(), types.StringNull(), types.BoolNull()
+}

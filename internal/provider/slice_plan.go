@@ -1,0 +1,225 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
+	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+)
+
+func (r *sliceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var config sliceResourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	s, diags := resolveShape(config.configShape())
+	resp.Diagnostics.Append(diags...)
+	if s == nil {
+		return
+	}
+	if !s.RayTopologySupported() {
+		resp.Diagnostics.AddAttributeWarning(path.Root("topology"), "Topology Not Supported by Ray's Slice Placement Group",
+			fmt.Sprintf("GKE provisions %s %s, but ray.util.tpu.slice_placement_group does not accept it, so Ray jobs must "+
+				"reserve its hosts another way. Shapes Ray accepts are listed in the provider's TPU reference.", s.Generation.Name, s.Topology))
+	}
+	policy := config.PlacementPolicyName
+	needsPolicy := s.Placement == tpu.PlacementWorkloadPolicy
+	switch {
+	case needsPolicy && policy.IsNull():
+		resp.Diagnostics.AddAttributeError(path.Root("placement_policy_name"), "Missing Placement Policy",
+			fmt.Sprintf("A multi-host %s slice is placed by a Compute Engine workload policy (HIGH_THROUGHPUT, accelerator topology %s); "+
+				"GKE refuses COMPACT placement for it. Create the policy and set placement_policy_name to its name.", s.Generation.Name, s.Topology))
+	case !needsPolicy && !policy.IsNull():
+		resp.Diagnostics.AddAttributeError(path.Root("placement_policy_name"), "Placement Policy Not Applicable",
+			fmt.Sprintf("placement_policy_name applies only to multi-host tpu7x slices; %s %s is placed as %s. Remove it.",
+				s.Generation.Name, s.Topology, s.Placement))
+	}
+	capacity := 0
+	for _, set := range []bool{config.Spot.ValueBool(), !config.Reservation.IsNull(), config.QueuedProvisioning.ValueBool()} {
+		if set {
+			capacity++
+		}
+	}
+	if capacity > 1 {
+		resp.Diagnostics.AddAttributeError(path.Root("spot"), "Conflicting Capacity Options",
+			"spot, reservation and queued_provisioning are different ways to obtain TPU capacity: choose one.")
+	}
+	if v := config.NodeVersion; !v.IsNull() && !v.IsUnknown() {
+		resp.Diagnostics.Append(checkNodeVersion(v.ValueString(), s)...)
+	}
+}
+
+// checkNodeVersion refuses a node version that cannot meet the generation's minimum.
+func checkNodeVersion(version string, s *tpu.Slice) diag.Diagnostics {
+	var diags diag.Diagnostics
+	v, err := tpu.ParseVersion(version)
+	if err != nil {
+		diags.AddAttributeError(path.Root("node_version"), "Invalid GKE Version", err.Error()+".")
+		return diags
+	}
+	if !v.CanMeet(s.Generation.MinGKEVersion) {
+		diags.AddAttributeError(path.Root("node_version"), "GKE Version Too Old for TPU Generation",
+			fmt.Sprintf("node version %s is below %s, the first GKE version that runs %s. Use %s or later (a newer cluster "+
+				"version, or set node_version explicitly).", v, s.Generation.MinGKEVersion, s.Generation.DisplayName, s.Generation.MinGKEVersion))
+	}
+	return diags
+}
+
+// resolveNodeVersion is the exact version to request for the slice on cluster (see node_version),
+// checked against the generation's minimum. The versions on offer are read only when node_version
+// names one.
+func (r *sliceResource) resolveNodeVersion(ctx context.Context, client *gke.Client, id gke.ClusterID, cluster *containerpb.Cluster,
+	written types.String, s *tpu.Slice) (string, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	var offered []string
+	if v := written.ValueString(); v != "" && v != "-" {
+		sc, err := r.data.serverConfig(ctx, client, id.Project, id.Location)
+		if err != nil {
+			diags.AddAttributeError(path.Root("node_version"), "GKE Versions Unknown",
+				fmt.Sprintf("reading the GKE versions offered in %s: %s", id.Location, gke.WithAdvice(err)))
+			return "", diags
+		}
+		offered = sc.GetValidNodeVersions()
+	}
+	version, err := gke.ResolveNodeVersion(written.ValueString(), cluster.GetCurrentMasterVersion(), offered)
+	if err != nil {
+		diags.AddAttributeError(path.Root("node_version"), "Unsupported GKE Version", fmt.Sprintf("%s (cluster %s).", err, id))
+		return "", diags
+	}
+	diags.Append(checkNodeVersion(version, s)...)
+	return version, diags
+}
+
+// checkOffered refuses, before the cluster exists, a node_version that no offered node version of
+// the location matches.
+func (r *sliceResource) checkOffered(ctx context.Context, client *gke.Client, id gke.ClusterID, written string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	sc, err := r.data.serverConfig(ctx, client, id.Project, id.Location)
+	if err != nil {
+		tflog.Debug(ctx, "GKE versions not readable at plan time", map[string]any{"location": id.Location, "error": err.Error()})
+		return diags
+	}
+	if _, err := gke.ResolveMasterVersion(written, sc.GetValidNodeVersions(), "for nodes in "+id.Location); err != nil {
+		diags.AddAttributeError(path.Root("node_version"), "Unsupported GKE Version", fmt.Sprintf("%s.", err))
+	}
+	return diags
+}
+
+// ModifyPlan makes every derived output known in the plan, replaces the slice when its shape
+// changes (not when the same shape is written another way), checks a version known only from the
+// cluster, and, with replace_unhealthy, replaces an unhealthy slice.
+func (r *sliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan, config sliceResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var state *sliceResourceModel
+	if !req.State.Raw.IsNull() {
+		state = &sliceResourceModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	}
+	s, _ := resolveShape(config.configShape())
+	if s == nil {
+		// Unknown until apply: the outputs are too.
+		plan.setDerivedUnknown()
+		if config.AcceleratorType.IsNull() {
+			plan.AcceleratorType = types.StringUnknown()
+		}
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	if state != nil {
+		before, _ := resolveShape(state.shape())
+		if before == nil || before.Generation != s.Generation || before.Topology != s.Topology || before.MachineType != s.MachineType {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("topology"), path.Root("generation"), path.Root("accelerator_type"), path.Root("chips_per_host"))
+		}
+	}
+	if state == nil {
+		if id, err := gke.ParseClusterID(plan.Cluster.ValueString()); err == nil && !plan.Cluster.IsUnknown() && !plan.Name.IsUnknown() {
+			plan.ID = types.StringValue(gke.NodePoolID{Cluster: id, Name: plan.Name.ValueString()}.String())
+		}
+	}
+	if config.Generation.IsNull() {
+		plan.Generation = types.StringValue(s.Generation.Name)
+	}
+	if config.Topology.IsNull() {
+		plan.Topology = types.StringValue(s.Topology.String())
+	}
+	if config.ChipsPerHost.IsNull() {
+		plan.ChipsPerHost = types.Int64Value(int64(s.ChipsPerHost()))
+	}
+	if config.AcceleratorType.IsNull() {
+		plan.AcceleratorType = types.StringValue(s.AcceleratorType())
+	}
+	outputs, diags := deriveSliceOutputs(ctx, s, plan.Name.ValueString(), plan.RayVersion.ValueString(), plan.PythonVersion.ValueString())
+	resp.Diagnostics.Append(diags...)
+	plan.setOutputs(outputs)
+	if state == nil || !plan.NodeVersion.Equal(state.NodeVersion) {
+		r.planFromCluster(ctx, &plan, state, s, resp)
+	}
+	if state != nil && plan.ReplaceUnhealthy.ValueBool() && !state.Healthy.IsNull() && !state.Healthy.ValueBool() {
+		plan.Healthy = types.BoolUnknown()
+		plan.Status = types.StringUnknown()
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("healthy"))
+		resp.Diagnostics.AddAttributeWarning(path.Root("healthy"), "Replacing Unhealthy Slice",
+			fmt.Sprintf("%s is %s with %d of %d hosts Ready; replace_unhealthy is set, so it is replaced: a TPU slice cannot be repaired in place.",
+				state.ID.ValueString(), state.Status.ValueString(), state.ReadyHosts.ValueInt64(), state.NumHosts.ValueInt64()))
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planFromCluster fills zone and current_node_version from the cluster when it already exists, so
+// that they are known, and checked, in the plan. For a slice that exists (state), a node_version
+// that now resolves to another version than the slice runs replaces it; one that resolves to the
+// same, such as 1.34 for 1.34.0-gke.2201000, does not.
+func (r *sliceResource) planFromCluster(ctx context.Context, plan, state *sliceResourceModel, s *tpu.Slice, resp *resource.ModifyPlanResponse) {
+	if r.data == nil || plan.Cluster.IsUnknown() {
+		return
+	}
+	id, err := gke.ParseClusterID(plan.Cluster.ValueString())
+	if err != nil {
+		return
+	}
+	if zone, ok := id.Zone(); ok && plan.Zone.IsUnknown() {
+		plan.Zone = types.StringValue(zone)
+	}
+	if plan.NodeVersion.IsUnknown() {
+		return
+	}
+	client, err := r.data.gkeClient(ctx)
+	if err != nil {
+		return
+	}
+	cluster, err := r.data.cluster(ctx, client, id)
+	if err != nil {
+		// The cluster is created in the same apply, or unreachable now: apply resolves the version.
+		tflog.Debug(ctx, "cluster not readable at plan time", map[string]any{"cluster": id.String(), "error": err.Error()})
+		if v := plan.NodeVersion.ValueString(); v != "" && v != "-" {
+			resp.Diagnostics.Append(r.checkOffered(ctx, client, id, v)...)
+		}
+		return
+	}
+	version, diags := r.resolveNodeVersion(ctx, client, id, cluster, plan.NodeVersion, s)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
+	}
+	if state != nil && version != state.CurrentNodeVersion.ValueString() {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("node_version"))
+	}
+	plan.CurrentNodeVersion = types.StringValue(version)
+}

@@ -1,0 +1,282 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+type sliceResourceModel struct {
+	ID                  types.String   `tfsdk:"id"`
+	Cluster             types.String   `tfsdk:"cluster"`
+	Name                types.String   `tfsdk:"name"`
+	Generation          types.String   `tfsdk:"generation"`
+	Topology            types.String   `tfsdk:"topology"`
+	AcceleratorType     types.String   `tfsdk:"accelerator_type"`
+	ChipsPerHost        types.Int64    `tfsdk:"chips_per_host"`
+	NodeVersion         types.String   `tfsdk:"node_version"`
+	CurrentNodeVersion  types.String   `tfsdk:"current_node_version"`
+	Zone                types.String   `tfsdk:"zone"`
+	Spot                types.Bool     `tfsdk:"spot"`
+	Reservation         types.Object   `tfsdk:"reservation"`
+	QueuedProvisioning  types.Bool     `tfsdk:"queued_provisioning"`
+	PlacementPolicyName types.String   `tfsdk:"placement_policy_name"`
+	ServiceAccount      types.String   `tfsdk:"service_account"`
+	OAuthScopes         types.List     `tfsdk:"oauth_scopes"`
+	Labels              types.Map      `tfsdk:"labels"`
+	ResourceLabels      types.Map      `tfsdk:"resource_labels"`
+	DiskSizeGB          types.Int64    `tfsdk:"disk_size_gb"`
+	DiskType            types.String   `tfsdk:"disk_type"`
+	RayVersion          types.String   `tfsdk:"ray_version"`
+	PythonVersion       types.String   `tfsdk:"python_version"`
+	WaitForHosts        types.Bool     `tfsdk:"wait_for_hosts"`
+	HostWaitTimeout     types.String   `tfsdk:"host_wait_timeout"`
+	ReplaceUnhealthy    types.Bool     `tfsdk:"replace_unhealthy"`
+	Timeouts            timeouts.Value `tfsdk:"timeouts"`
+	GKEAccelerator      types.String   `tfsdk:"gke_accelerator"`
+	MachineType         types.String   `tfsdk:"machine_type"`
+	NumHosts            types.Int64    `tfsdk:"num_hosts"`
+	TotalChips          types.Int64    `tfsdk:"total_chips"`
+	MultiHost           types.Bool     `tfsdk:"multi_host"`
+	PlacementType       types.String   `tfsdk:"placement_type"`
+	NodeSelector        types.Map      `tfsdk:"node_selector"`
+	Tolerations         types.List     `tfsdk:"tolerations"`
+	TPUResource         types.Map      `tfsdk:"tpu_resource"`
+	Ray                 types.Object   `tfsdk:"ray"`
+	SlicePlacementGroup types.Object   `tfsdk:"slice_placement_group"`
+	KubeRayWorkerGroup  types.String   `tfsdk:"kuberay_worker_group"`
+	Hosts               types.List     `tfsdk:"hosts"`
+	ReadyHosts          types.Int64    `tfsdk:"ready_hosts"`
+	Status              types.String   `tfsdk:"status"`
+	Healthy             types.Bool     `tfsdk:"healthy"`
+}
+
+var reservationAttrTypes = map[string]attr.Type{"name": types.StringType, "project": types.StringType}
+
+func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replaceString := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	replaceBool := []planmodifier.Bool{boolplanmodifier.RequiresReplace()}
+	derivedString := func(description string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: description}
+	}
+	derivedInt := func(description string) schema.Int64Attribute {
+		return schema.Int64Attribute{Computed: true, MarkdownDescription: description}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "One TPU slice as one GKE node pool. Write a generation and a topology (or an accelerator type); " +
+			"raytpu derives the machine type, host count, placement and version floor, checks them at plan time, creates the " +
+			"pool in one request, and never leaves half a slice: a pool whose creation fails is deleted before the error is " +
+			"returned. The outputs feed Ray and KubeRay directly.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "`projects/{project}/locations/{location}/clusters/{cluster}/nodePools/{name}`.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"cluster": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Cluster id, `projects/{project}/locations/{location}/clusters/{name}` (the `id` of `raytpu_cluster` or `google_container_cluster`).",
+				Validators:          []validator.String{clusterIDValidator{}},
+				PlanModifiers:       replaceString,
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Node pool name: lower-case letters, digits and hyphens, at most 40 characters. Also the KubeRay worker group name.",
+				Validators:          []validator.String{gkeNameValidator()},
+				PlanModifiers:       replaceString,
+			},
+			"generation": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "TPU generation: `v4`, `v5e`, `v5p`, `v6e` or `tpu7x` (aliases `v5litepod`, `trillium`, `v7x`, `ironwood`). " +
+					"With `topology`; or leave both unset and set `accelerator_type`. A change of slice shape replaces the slice.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"topology": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Slice shape, `AxB` (v5e, v6e) or `AxBxC` (v4, v5p, tpu7x).",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"accelerator_type": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Cloud TPU accelerator type such as `v6e-16` or `v5p-128`, instead of `generation` and `topology`. Always computed.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"chips_per_host": schema.Int64Attribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Chips on each VM; unset picks one VM when the shape fits on one, else 4-chip VMs. `4` with v6e `2x4` makes two hosts.",
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"node_version": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "GKE version of the nodes, written as GKE takes it: exact (`1.34.0-gke.2201000`), a release " +
+					"(`1.34`, `1.34.1`: its newest version) or `latest`; unset, the control plane's version. raytpu resolves it to the " +
+					"newest version the location offers for nodes that matches and is not newer than the control plane, checks it " +
+					"against the generation's minimum (v6e: 1.31.2-gke.1115000) at plan time once the cluster exists, and requests " +
+					"that exact version, because a pool created without one may come up below the minimum. State keeps what you " +
+					"wrote; `current_node_version` shows the version in effect. A change that resolves to another version replaces " +
+					"the slice.",
+			},
+			"current_node_version": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "GKE version the slice's nodes run, as GKE reports it.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"zone": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Zone of the slice; defaults to the cluster's location when that is a zone. Required for regional clusters.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+			},
+			"spot": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Use Spot capacity.", PlanModifiers: replaceBool,
+			},
+			"reservation": schema.SingleNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "Consume a specific Compute Engine reservation.",
+				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+				Attributes: map[string]schema.Attribute{
+					"name":    schema.StringAttribute{Required: true, MarkdownDescription: "Reservation name."},
+					"project": schema.StringAttribute{Optional: true, MarkdownDescription: "Project of a shared reservation; the cluster's project when unset."},
+				},
+			},
+			"queued_provisioning": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Create the pool empty and let nodes arrive through ProvisioningRequests (Dynamic Workload Scheduler). Hosts are not waited for.",
+				PlanModifiers:       replaceBool,
+			},
+			"placement_policy_name": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Name of a Compute Engine workload policy (`HIGH_THROUGHPUT`, with the slice's accelerator topology). Required " +
+					"for multi-host tpu7x slices, which GKE places only this way; refused for other slices.",
+				PlanModifiers: replaceString,
+			},
+			"service_account": schema.StringAttribute{
+				Optional: true, MarkdownDescription: "Service account of the nodes; GKE's default when unset.", PlanModifiers: replaceString,
+			},
+			"oauth_scopes": schema.ListAttribute{
+				Optional: true, Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "OAuth scopes of the nodes; GKE's default when unset.",
+				PlanModifiers:       []planmodifier.List{listplanmodifier.RequiresReplaceIfConfigured(), listplanmodifier.UseStateForUnknown()},
+			},
+			"labels": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Kubernetes labels of the nodes. Updated in place.",
+			},
+			"resource_labels": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Google Cloud labels of the VMs. Updated in place.",
+			},
+			"disk_size_gb": schema.Int64Attribute{
+				Optional: true, Computed: true, MarkdownDescription: "Boot disk size of each host in GB; GKE's default when unset.",
+				Validators:    []validator.Int64{int64validator.AtLeast(10)},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplaceIfConfigured(), int64planmodifier.UseStateForUnknown()},
+			},
+			"disk_type": schema.StringAttribute{
+				Optional: true, Computed: true, MarkdownDescription: "Boot disk type, for example `hyperdisk-balanced`; GKE's default when unset.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+			},
+			"ray_version": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString("2.55.0"),
+				MarkdownDescription: "Ray version of the image in `ray.image` and `kuberay_worker_group`. Default `2.55.0`.",
+			},
+			"python_version": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString("3.10"),
+				MarkdownDescription: "Python version of that image. Default `3.10`.",
+			},
+			"wait_for_hosts": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Return from create only when every host is a Ready Kubernetes node (not with queued provisioning). Default `true`. " +
+					"The hosts are then watched while GKE creates the pool, which is how the provider learns that the pool is up: " +
+					"the GKE operation is read only every `operation_poll_interval`, to see a failure.",
+			},
+			"host_wait_timeout": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString("10m"),
+				MarkdownDescription: "With `wait_for_hosts`, how long the hosts may take to be Ready Kubernetes nodes once GKE reports " +
+					"the node pool created, as a Go duration. Past it the create fails and the slice is tainted, to be replaced: a " +
+					"slice whose hosts do not come up is broken, not slow. Hosts that cannot be seen from where Terraform runs (a " +
+					"private endpoint without GKE's DNS-based endpoint, a refused token) are not waited for: the slice is created " +
+					"with a warning and its hosts unknown. Default `10m`.",
+				Validators: []validator.String{durationValidator{}},
+			},
+			"replace_unhealthy": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Plan a replacement when the slice is unhealthy (a failed host, `RUNNING_WITH_ERROR`, `ERROR`): " +
+					"a TPU slice cannot be repaired in place. Default `false`.",
+			},
+			"timeouts":        timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"gke_accelerator": derivedString("Value of the `cloud.google.com/gke-tpu-accelerator` node label."),
+			"machine_type":    derivedString("Machine type of every host."),
+			"num_hosts":       derivedInt("Number of hosts (GKE nodes); KubeRay's `numOfHosts`."),
+			"total_chips":     derivedInt("TPU chips in the slice."),
+			"multi_host": schema.BoolAttribute{
+				Computed: true, MarkdownDescription: "Whether the slice spans several VMs.",
+			},
+			"placement_type": derivedString("`NONE`, `COMPACT` or `WORKLOAD_POLICY`."),
+			"node_selector": schema.MapAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Node selector that lands a pod on this slice: accelerator, topology and `cloud.google.com/gke-nodepool`.",
+			},
+			"tolerations": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "Tolerations for the TPU taint GKE puts on every TPU node.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"key": schema.StringAttribute{Computed: true}, "operator": schema.StringAttribute{Computed: true},
+					"value": schema.StringAttribute{Computed: true}, "effect": schema.StringAttribute{Computed: true},
+				}},
+			},
+			"tpu_resource": schema.MapAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Container resources of one host, `{\"google.com/tpu\" = \"<chips per host>\"}`.",
+			},
+			"ray": schema.SingleNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "Ray's names for the slice, and the Ray TPU image.",
+				Attributes: map[string]schema.Attribute{
+					"accelerator_version": derivedString("Ray's generation name, for example `v6e`."),
+					"accelerator_type":    derivedString("Ray's `ray.io/accelerator-type` label, for example `TPU-V6E`."),
+					"pod_type":            derivedString("Ray's TPU pod type, for example `v6e-16`."),
+					"head_resource":       derivedString("Resource on worker 0 only, for example `TPU-v6e-16-head`."),
+					"topology_supported": schema.BoolAttribute{
+						Computed: true, MarkdownDescription: "Whether `ray.util.tpu.slice_placement_group` accepts the topology.",
+					},
+					"image": derivedString("Official Ray TPU image, for example `rayproject/ray:2.55.0-py310-tpu`."),
+				},
+			},
+			"slice_placement_group": schema.SingleNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "Arguments of `ray.util.tpu.slice_placement_group` that reserve this slice.",
+				Attributes: map[string]schema.Attribute{
+					"topology":            derivedString("`topology` argument."),
+					"accelerator_version": derivedString("`accelerator_version` argument."),
+					"chips_per_vm":        derivedInt("`chips_per_vm` argument (needed for v6e `2x4` on two VMs)."),
+					"num_slices":          derivedInt("`num_slices` argument: this resource is one slice."),
+				},
+			},
+			"kuberay_worker_group": derivedString("A KubeRay `WorkerGroupSpec` for this slice, as JSON: `numOfHosts`, one replica, the Ray " +
+				"image with `google.com/tpu` limits and requests, node selector and toleration. Use `jsondecode` to put it in a RayCluster."),
+			"hosts": schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Kubernetes node names of the slice's hosts, in worker order.",
+			},
+			"ready_hosts": derivedInt("Hosts whose node is Ready."),
+			"status":      derivedString("GKE status of the node pool, for example `RUNNING`."),
+			"healthy": schema.BoolAttribute{
+				Computed: true, MarkdownDescription: "The pool is `RUNNING` and every host is Ready.",
+			},
+		},
+	}
+}
