@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/hashicorp/go-version"
 )
 
 // Environment variables read by ConfigureCLI. terraform-plugin-testing reads the TF_ACC_ ones.
@@ -66,4 +68,46 @@ func setDefault(key, value string) error {
 		return nil
 	}
 	return os.Setenv(key, value)
+}
+
+// Feature is something only some versions of the CLIs have, so that a test of it runs under the
+// CLI that has it and says so under the one that does not, instead of failing or skipping silently.
+type Feature struct {
+	// Name says what the feature is, in the words of a skip message.
+	Name string
+	// Terraform and OpenTofu are the lowest versions that have it; "" for none.
+	Terraform, OpenTofu string
+	// Why names the source: a changelog entry or the issue of a bug fixed.
+	Why string
+}
+
+// Supports reports whether the CLI under test has f.
+func (c CLI) Supports(f Feature) bool {
+	lowest := f.Terraform
+	if c.Name == "tofu" {
+		lowest = f.OpenTofu
+	}
+	if lowest == "" {
+		return false
+	}
+	have, err1 := version.NewVersion(c.Version)
+	want, err2 := version.NewVersion(lowest)
+	return err1 == nil && err2 == nil && !have.LessThan(want)
+}
+
+// Gate describes why a CLI runs a test of f or not, for the test log.
+func (c CLI) Gate(f Feature) string {
+	verb := "runs"
+	if !c.Supports(f) {
+		verb = "does not run"
+	}
+	return fmt.Sprintf("%s %s %s the test of %s (Terraform >= %s, OpenTofu >= %s: %s)",
+		c.Name, c.Version, verb, f.Name, orNone(f.Terraform), orNone(f.OpenTofu), f.Why)
+}
+
+func orNone(v string) string {
+	if v == "" {
+		return "none"
+	}
+	return v
 }

@@ -136,3 +136,17 @@ func (c *Client) RayCRDInstalls(ctx context.Context) ([]RayCRDInstall, error) {
 	err := c.call(ctx, "GET", "rayCRDInstalls", nil, &out)
 	return out.Installs, err
 }
+
+// CreateResourcePolicy implements Controller.
+func (c *Client) CreateResourcePolicy(ctx context.Context, p ResourcePolicy) error {
+	return c.call(ctx, "POST", "resourcePolicies", p, nil)
+}
+
+// DNSEndpointCA implements Controller.
+func (c *Client) DNSEndpointCA(ctx context.Context) ([]byte, error) {
+	var out struct {
+		PEM string `json:"pem"`
+	}
+	err := c.call(ctx, "GET", "dnsEndpointCA", nil, &out)
+	return []byte(out.PEM), err
+}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -80,16 +79,17 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 		return nil, err
 	}
 	n.Cluster = pb.Name
-	channel := pb.GetReleaseChannel().GetChannel()
-	def := defaultVersion
-	if ch, ok := channelVersions[channel]; ok {
-		def = ch.def
+	if err := validateResourceLabels("cluster.resource_labels", pb.ResourceLabels); err != nil {
+		return nil, err
 	}
-	version, ok := resolveVersion(pb.InitialClusterVersion, def)
-	if !ok {
-		return nil, errInvalid("Master version %q is unsupported.", pb.InitialClusterVersion)
+	version, verr := resolveMasterVersion(pb.InitialClusterVersion, pb.GetReleaseChannel().GetChannel())
+	if verr != nil {
+		return nil, verr
 	}
 	if err := checkRayVersion(pb.AddonsConfig, version); err != nil {
+		return nil, err
+	}
+	if err := validateEndpoints(pb); err != nil {
 		return nil, err
 	}
 	if len(pb.Locations) == 0 {
@@ -110,7 +110,10 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 	case pb.InitialNodeCount > 0: //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 		return nil, errInvalid("Cluster.initial_node_count and Cluster.node_pools are mutually exclusive.")
 	}
-	cf := clusterFacts{location: n.Location, locations: pb.Locations, masterVersion: version}
+	e.mu.Lock()
+	policies := e.policyLookupLocked(n.Project, n.Location)
+	e.mu.Unlock()
+	cf := clusterFacts{location: n.Location, locations: pb.Locations, masterVersion: version, policies: policies}
 	var plans []*poolPlan
 	seen := map[string]bool{}
 	for _, in := range reqPools {
@@ -127,7 +130,6 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 
 	now := time.Now().UTC()
 	pb.NodePools = nil
-	pb.InitialNodeCount = 0 //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	pb.Location = n.Location
 	pb.Zone = n.Location //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	pb.InitialClusterVersion = version
@@ -162,6 +164,12 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 		pb.AddonsConfig = &containerpb.AddonsConfig{}
 	}
 	pb.MasterAuth = &containerpb.MasterAuth{}
+	var poolPBs []*containerpb.NodePool
+	for _, p := range plans {
+		poolPBs = append(poolPBs, p.pool.PB)
+	}
+	fillClusterDefaults(pb, n.Project, poolPBs)
+	refreshEndpoints(pb, 0)
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -213,8 +221,20 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 // startClusterAPI starts (or restarts) the cluster's kube-apiserver and records its endpoint.
 func (e *Emulator) startClusterAPI(ctx context.Context, c *cluster) error {
 	e.mu.Lock()
+	dns := dnsAccess(c.PB)
+	e.mu.Unlock()
+	return e.startClusterAPIWith(ctx, c, dns)
+}
+
+// startClusterAPIWith starts the cluster's kube-apiserver, serving its DNS endpoint when dns.
+func (e *Emulator) startClusterAPIWith(ctx context.Context, c *cluster, dns bool) error {
+	e.mu.Lock()
 	dir, uid, port, name := c.dir, c.UID, c.APIPort, c.PB.Name
 	e.mu.Unlock()
+	var extra []string
+	if dns {
+		extra = append(extra, e.sniFlag())
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -234,6 +254,7 @@ func (e *Emulator) startClusterAPI(ctx context.Context, c *cluster) error {
 		etcdPrefix: "/raytpu/" + uid,
 		token:      e.token,
 		port:       port,
+		extraArgs:  extra,
 	})
 	if err != nil {
 		return err
@@ -252,10 +273,10 @@ func (e *Emulator) startClusterAPI(ctx context.Context, c *cluster) error {
 		return fmt.Errorf("the cluster is gone")
 	}
 	c.apiMu.Lock()
-	c.api, c.pki, c.kube, c.dyn = api, pki, kube, dyn
+	c.api, c.pki, c.kube, c.dyn, c.dnsSNI = api, pki, kube, dyn, dns
 	c.apiMu.Unlock()
 	c.APIPort = api.port
-	c.PB.Endpoint = "127.0.0.1:" + strconv.Itoa(api.port)
+	refreshEndpoints(c.PB, api.port)
 	c.PB.MasterAuth = &containerpb.MasterAuth{ClusterCaCertificate: base64.StdEncoding.EncodeToString(pki.CACertPEM)}
 	e.mu.Unlock()
 	return nil
@@ -312,9 +333,9 @@ func applyClusterUpdate(c *cluster, u *containerpb.ClusterUpdate) (func(), conta
 	typ := containerpb.Operation_UPDATE_CLUSTER
 	version := c.PB.CurrentMasterVersion
 	if u.DesiredMasterVersion != "" {
-		v, ok := resolveVersion(u.DesiredMasterVersion, version)
-		if !ok {
-			return nil, 0, errInvalid("Master version %q is unsupported.", u.DesiredMasterVersion)
+		v, err := resolveMasterUpdate(u.DesiredMasterVersion, c.PB.GetReleaseChannel().GetChannel())
+		if err != nil {
+			return nil, 0, err
 		}
 		if versionLess(v, version) {
 			return nil, 0, errInvalid("Master version %q is older than the current master version %q; downgrades are not supported.", v, version)
@@ -331,9 +352,19 @@ func applyClusterUpdate(c *cluster, u *containerpb.ClusterUpdate) (func(), conta
 	if u.DesiredReleaseChannel != nil {
 		channel = cloneMsg(u.DesiredReleaseChannel)
 	}
+	for _, z := range u.DesiredLocations {
+		if !isZone(z) || zoneRegion(z) != zoneRegion(c.Location) {
+			return nil, 0, errInvalid("Cluster location %q is not a zone of region %q.", z, zoneRegion(c.Location))
+		}
+	}
+	if id := u.DesiredNodePoolId; id != "" && c.pool(id) == nil {
+		return nil, 0, errNotFound("Node pool %q not found.", id)
+	}
 	addons := u.DesiredAddonsConfig
 	identity := u.DesiredWorkloadIdentityConfig
+	rest := cloneMsg(u)
 	return func() {
+		applyDesired(c, rest)
 		c.PB.CurrentMasterVersion = version
 		if identity != nil {
 			c.PB.WorkloadIdentityConfig = cloneMsg(identity)
@@ -352,9 +383,17 @@ func (e *Emulator) updateCluster(n resourceName, body []byte) (*containerpb.Oper
 	if err := decodeBody(body, &req); err != nil {
 		return nil, err
 	}
-	return e.reconcileCluster(n, func(c *cluster) (func(), containerpb.Operation_Type, *apiError) {
+	var run func(context.Context, *cluster) *apiError
+	if dns := req.GetUpdate().GetDesiredControlPlaneEndpointsConfig().GetDnsEndpointConfig(); dns != nil && dns.AllowExternalTraffic != nil {
+		allow := *dns.AllowExternalTraffic
+		run = func(ctx context.Context, c *cluster) *apiError { return e.setDNSAccess(ctx, c, allow) }
+	}
+	return e.reconcileClusterRun(n, func(c *cluster) (func(), containerpb.Operation_Type, *apiError) {
+		if err := e.checkDesiredNodePoolAutoscaling(c, req.Update); err != nil {
+			return nil, 0, err
+		}
 		return applyClusterUpdate(c, req.Update)
-	})
+	}, run)
 }
 
 func (e *Emulator) setAddons(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
@@ -377,6 +416,9 @@ func (e *Emulator) setResourceLabels(n resourceName, body []byte) (*containerpb.
 	if err := decodeBody(body, &req); err != nil {
 		return nil, err
 	}
+	if err := validateResourceLabels("resource_labels", req.ResourceLabels); err != nil {
+		return nil, err
+	}
 	return e.reconcileCluster(n, func(c *cluster) (func(), containerpb.Operation_Type, *apiError) {
 		if req.LabelFingerprint != c.PB.LabelFingerprint {
 			return nil, 0, newError(codes.FailedPrecondition,
@@ -392,6 +434,12 @@ func (e *Emulator) setResourceLabels(n resourceName, body []byte) (*containerpb.
 // reconcileCluster runs a cluster update: RECONCILING while the operation runs, the change
 // applied when it succeeds, and the Ray CRDs following the add-on.
 func (e *Emulator) reconcileCluster(n resourceName, plan func(*cluster) (func(), containerpb.Operation_Type, *apiError)) (*containerpb.Operation, *apiError) {
+	return e.reconcileClusterRun(n, plan, nil)
+}
+
+// reconcileClusterRun is reconcileCluster with run, the operation's slow part (nil for none).
+func (e *Emulator) reconcileClusterRun(n resourceName, plan func(*cluster) (func(), containerpb.Operation_Type, *apiError),
+	run func(context.Context, *cluster) *apiError) (*containerpb.Operation, *apiError) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, err := e.lookupClusterLocked(n)
@@ -414,15 +462,20 @@ func (e *Emulator) reconcileCluster(n resourceName, plan func(*cluster) (func(),
 	}
 	c.PB.Status = containerpb.Cluster_RECONCILING
 	e.persistLocked()
-	return e.startOperation(op, opWork{finish: func(err *apiError) {
+	w := opWork{finish: func(err *apiError) {
 		c.PB.Status = containerpb.Cluster_RUNNING
 		if err != nil {
 			return
 		}
 		apply()
+		refreshEndpoints(c.PB, c.APIPort)
 		c.PB.Etag = randomHex(8)
 		e.scheduleRayLocked(c)
-	}}), nil
+	}}
+	if run != nil {
+		w.run = func(ctx context.Context) *apiError { return run(ctx, c) }
+	}
+	return e.startOperation(op, w), nil
 }
 
 // RayCRDsLatency is the SetLatencies key for the gap between enabling the Ray Operator add-on and

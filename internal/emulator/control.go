@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	compute "google.golang.org/api/compute/v1"
 	"google.golang.org/grpc/codes"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
@@ -33,7 +34,8 @@ type Controller interface {
 	SetCapacity(ctx context.Context, c Capacity) error
 	// SetQuota sets the TPU chips a project may hold for a generation (negative: unlimited).
 	SetQuota(ctx context.Context, q Quota) error
-	// InjectFault makes matching GKE API requests fail; it returns the fault's id.
+	// InjectFault makes matching GKE or Compute Engine API requests fail (before or after taking
+	// effect, see Fault.Lost); it returns the fault's id.
 	InjectFault(ctx context.Context, f Fault) (string, error)
 	// ClearFaults removes every request fault and operation fault.
 	ClearFaults(ctx context.Context) error
@@ -49,6 +51,24 @@ type Controller interface {
 	// RayCRDInstalls returns, oldest first, how long each enabled Ray Operator add-on took to
 	// serve its KubeRay CRDs: work of the emulated GKE that, like an operation, a client waits for.
 	RayCRDInstalls(ctx context.Context) ([]RayCRDInstall, error)
+	// CreateResourcePolicy creates a Compute Engine workload policy at once (no operation), as
+	// `gcloud compute resource-policies create workload-policy` would have before a test starts.
+	CreateResourcePolicy(ctx context.Context, p ResourcePolicy) error
+	// DNSEndpointCA returns the PEM of the CA that signs the clusters' DNS-based endpoints
+	// (localhost:PORT): trust it as a public root (SSL_CERT_FILE) to use them.
+	DNSEndpointCA(ctx context.Context) ([]byte, error)
+}
+
+// ResourcePolicy is a Compute Engine resource policy of the workload policy kind, the placement
+// of multi-host tpu7x slices (NodePool.placementPolicy.policyName).
+type ResourcePolicy struct {
+	Project string `json:"project"`
+	Region  string `json:"region"`
+	Name    string `json:"name"`
+	// Type is the workload policy type, HIGH_THROUGHPUT (the default) or HIGH_AVAILABILITY.
+	Type string `json:"type,omitempty"`
+	// AcceleratorTopology is the slice topology, e.g. "4x4x4".
+	AcceleratorTopology string `json:"acceleratorTopology,omitempty"`
 }
 
 // RayCRDInstall is the span from a Ray Operator add-on being reported enabled to its KubeRay CRDs
@@ -77,16 +97,19 @@ type Quota struct {
 	Chips int `json:"chips"`
 }
 
-// Fault makes matching GKE API requests fail with a Google error instead of being served.
+// Fault makes matching API requests (GKE or Compute Engine) fail with a Google error instead of
+// being served, or, with Lost, be served and lose their response.
 type Fault struct {
 	// Method is the HTTP method to match; empty matches any.
 	Method string `json:"method,omitempty"`
 	// Path is a regular expression matched against the request path; empty matches any.
 	Path string `json:"path,omitempty"`
-	// RPC is a ClusterManager method name (e.g. "CreateNodePool"); empty matches any.
+	// RPC is a ClusterManager method name (e.g. "CreateNodePool") or a Compute Engine method id
+	// (e.g. "compute.resourcePolicies.insert"); empty matches any.
 	RPC string `json:"rpc,omitempty"`
-	// Status is the google.rpc.Code name, e.g. "UNAVAILABLE" or "RESOURCE_EXHAUSTED".
-	Status string `json:"status"`
+	// Status is the google.rpc.Code name, e.g. "UNAVAILABLE" or "RESOURCE_EXHAUSTED"; required
+	// unless Lost is set (LostError defaults to UNAVAILABLE; LostReset and LostTimeout send no error).
+	Status string `json:"status,omitempty"`
 	// HTTPStatus overrides the HTTP code that Status maps to.
 	HTTPStatus int    `json:"httpStatus,omitempty"`
 	Message    string `json:"message,omitempty"`
@@ -96,21 +119,47 @@ type Fault struct {
 	Times int `json:"times,omitempty"`
 	// Probability is the chance a matching request fails; 0 means always.
 	Probability float64 `json:"probability,omitempty"`
+	// Lost makes the fault act after the fact: the request takes effect (a create starts its
+	// operation, a delete deletes), then its response is lost on the way back, as when a front end
+	// or a connection fails after the backend acted. LostError answers the fault's error in place
+	// of the response, LostReset resets the connection without a response, LostTimeout holds the
+	// response for Hold or until the client gives up, then closes the connection. Only mutating
+	// requests (any method but GET) match a fault with Lost set. Empty: the request fails without
+	// taking effect.
+	Lost string `json:"lost,omitempty"`
+	// Hold is how long a LostTimeout fault holds the response (DefaultLostHold when 0); in JSON,
+	// nanoseconds.
+	Hold time.Duration `json:"hold,omitempty"`
 }
 
+// Values of Fault.Lost.
+const (
+	LostError   = "error"
+	LostReset   = "reset"
+	LostTimeout = "timeout"
+)
+
+// DefaultLostHold is how long a LostTimeout fault holds a response when Fault.Hold is 0.
+const DefaultLostHold = time.Minute
+
 // OperationFault makes matching operations end DONE with an error (Operation.error set) and
-// their target in the state a failed operation leaves (a created pool or cluster in ERROR).
+// their target in the state a failed operation leaves (a created pool or cluster in ERROR, a
+// resource policy not created or not deleted).
 type OperationFault struct {
-	// OperationType is a containerpb.Operation_Type name such as "CREATE_NODE_POOL"; empty matches any.
+	// OperationType is a containerpb.Operation_Type name such as "CREATE_NODE_POOL", or the
+	// Compute Engine method that starts the operation ("compute.resourcePolicies.insert" or
+	// "compute.resourcePolicies.delete"); empty matches any.
 	OperationType string `json:"operationType,omitempty"`
 	// Target is a regular expression matched against the target's resource name
-	// (projects/p/locations/l/clusters/c[/nodePools/n]); empty matches any.
+	// (projects/p/locations/l/clusters/c[/nodePools/n], projects/p/regions/r/resourcePolicies/n);
+	// empty matches any.
 	Target string `json:"target,omitempty"`
 	// Status is the google.rpc.Code name of the error; default "INTERNAL".
 	Status  string `json:"status,omitempty"`
 	Message string `json:"message,omitempty"`
 	// Reason is a containerpb.StatusCondition_Code name such as "GCE_STOCKOUT", reported as an
-	// ErrorInfo detail and as the operation's cluster or node pool condition.
+	// ErrorInfo detail and as the operation's cluster or node pool condition; for a Compute Engine
+	// operation, the code of its error.errors[] entry (e.g. "RESOURCE_OPERATION_RATE_EXCEEDED").
 	Reason string `json:"reason,omitempty"`
 	// Times is how many matching operations fail; 0 means 1.
 	Times int `json:"times,omitempty"`
@@ -125,7 +174,7 @@ type HostFailure struct {
 	Worker int `json:"worker"`
 }
 
-// RequestRecord is one GKE API request as the emulator saw it.
+// RequestRecord is one API request (GKE or Compute Engine) as the emulator saw it.
 type RequestRecord struct {
 	Time   time.Time `json:"time"`
 	Method string    `json:"method"`
@@ -134,6 +183,9 @@ type RequestRecord struct {
 	Status int       `json:"status"`
 	// Duration is how long the emulator took to answer.
 	Duration time.Duration `json:"duration"`
+	// Lost is the Fault.Lost of a fault that lost the response (Status is 0 when no response was
+	// sent at all).
+	Lost string `json:"lost,omitempty"`
 }
 
 type fault struct {
@@ -217,22 +269,24 @@ func (c *controlState) limit(m map[capKey]int, where, gen string) int {
 
 const maxRequestLog = 10000
 
-func (c *controlState) record(method, path, rpc string, status int, start time.Time) {
+func (c *controlState) record(method, path, rpc string, status int, lost string, start time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.requests) >= maxRequestLog {
 		c.requests = c.requests[1:]
 	}
-	c.requests = append(c.requests, RequestRecord{Time: start, Method: method, Path: path, RPC: rpc, Status: status, Duration: time.Since(start)})
+	c.requests = append(c.requests, RequestRecord{Time: start, Method: method, Path: path, RPC: rpc, Status: status,
+		Duration: time.Since(start), Lost: lost})
 	c.counters[rpc]++
 }
 
-func (c *controlState) matchFault(method, path, rpc string) *apiError {
+// matchFault returns the fault a request meets, if any (counting it against Times).
+func (c *controlState) matchFault(method, path, rpc string) *fault {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, f := range c.faults {
 		if (f.spec.Method != "" && f.spec.Method != method) || (f.spec.RPC != "" && f.spec.RPC != rpc) ||
-			(f.path != nil && !f.path.MatchString(path)) {
+			(f.path != nil && !f.path.MatchString(path)) || (f.spec.Lost != "" && method == http.MethodGet) {
 			continue
 		}
 		if f.spec.Probability > 0 && rand.Float64() >= f.spec.Probability {
@@ -244,7 +298,7 @@ func (c *controlState) matchFault(method, path, rpc string) *apiError {
 				c.faults = append(c.faults[:i], c.faults[i+1:]...)
 			}
 		}
-		return f.err
+		return f
 	}
 	return nil
 }
@@ -381,10 +435,22 @@ func (e *Emulator) InjectFault(ctx context.Context, f Fault) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("fault path: %w", err)
 	}
-	if f.Status == "" {
-		return "", fmt.Errorf("a fault needs a status, such as UNAVAILABLE")
+	switch f.Lost {
+	case "":
+		if f.Status == "" {
+			return "", fmt.Errorf("a fault needs a status, such as UNAVAILABLE")
+		}
+	case LostError, LostReset, LostTimeout:
+		if f.Method == http.MethodGet {
+			return "", fmt.Errorf("a fault with lost=%q loses the response of a request that took effect: it needs a mutating method, not GET", f.Lost)
+		}
+	default:
+		return "", fmt.Errorf("unknown lost %q: use %q, %q or %q", f.Lost, LostError, LostReset, LostTimeout)
 	}
-	aerr, err := faultError(f.Status, f.HTTPStatus, f.Message, f.Reason, codes.Internal)
+	if f.Hold < 0 {
+		return "", fmt.Errorf("fault hold is negative")
+	}
+	aerr, err := faultError(f.Status, f.HTTPStatus, f.Message, f.Reason, codes.Unavailable)
 	if err != nil {
 		return "", err
 	}
@@ -410,10 +476,11 @@ func (e *Emulator) ClearFaults(ctx context.Context) error {
 
 // FailNextOperation implements Controller.
 func (e *Emulator) FailNextOperation(ctx context.Context, f OperationFault) error {
-	if _, ok := containerpb.Operation_Type_value[f.OperationType]; f.OperationType != "" && !ok {
+	isCompute := computeOperationMethods[f.OperationType]
+	if _, ok := containerpb.Operation_Type_value[f.OperationType]; f.OperationType != "" && !ok && !isCompute {
 		return fmt.Errorf("unknown operation type %q", f.OperationType)
 	}
-	if _, ok := containerpb.StatusCondition_Code_value[f.Reason]; f.Reason != "" && !ok {
+	if _, ok := containerpb.StatusCondition_Code_value[f.Reason]; f.Reason != "" && !ok && !isCompute {
 		return fmt.Errorf("unknown reason %q: use a containerpb.StatusCondition_Code name such as GCE_STOCKOUT", f.Reason)
 	}
 	re, err := compileOptional(f.Target)
@@ -434,6 +501,9 @@ func (e *Emulator) FailNextOperation(ctx context.Context, f OperationFault) erro
 	return nil
 }
 
+// computeOperationMethods are the Compute Engine methods whose operations OperationFault can fail.
+var computeOperationMethods = map[string]bool{"compute.resourcePolicies.insert": true, "compute.resourcePolicies.delete": true}
+
 // Requests implements Controller.
 func (e *Emulator) Requests(ctx context.Context) ([]RequestRecord, error) {
 	e.ctl.mu.Lock()
@@ -450,6 +520,27 @@ func (e *Emulator) Counters(ctx context.Context) (map[string]int, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// CreateResourcePolicy implements Controller.
+func (e *Emulator) CreateResourcePolicy(ctx context.Context, p ResourcePolicy) error {
+	if p.Project == "" {
+		return fmt.Errorf("a resource policy needs a project")
+	}
+	typ := p.Type
+	if typ == "" {
+		typ = "HIGH_THROUGHPUT"
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rp, err := e.newResourcePolicyLocked(p.Project, p.Region, &compute.ResourcePolicy{Name: p.Name,
+		WorkloadPolicy: &compute.ResourcePolicyWorkloadPolicy{Type: typ, AcceleratorTopology: p.AcceleratorTopology}})
+	if err != nil {
+		return fmt.Errorf("%s", err.Message)
+	}
+	rp.Ready = true
+	e.persistLocked()
+	return nil
 }
 
 // RayCRDInstalls implements Controller.
@@ -522,6 +613,10 @@ func (e *Emulator) controlHandler() http.Handler {
 	handle("GET "+controlPrefix+"counters", func(r *http.Request) (any, error) {
 		c, err := e.Counters(r.Context())
 		return map[string]any{"counters": c}, err
+	})
+	handle("POST "+controlPrefix+"resourcePolicies", withBody(e.CreateResourcePolicy))
+	handle("GET "+controlPrefix+"dnsEndpointCA", func(r *http.Request) (any, error) {
+		return map[string]string{"pem": string(e.DNSEndpointCAPEM())}, nil
 	})
 	handle("GET "+controlPrefix+"rayCRDInstalls", func(r *http.Request) (any, error) {
 		installs, err := e.RayCRDInstalls(r.Context())

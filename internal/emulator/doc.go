@@ -22,20 +22,93 @@
 //
 // # The GKE API
 //
-// Plain HTTP on loopback, JSON as protojson of containerpb, paths as the REST clients send them:
-// /v1/projects/{p}/locations/{l}/clusters[/{c}[:setAddons|:setResourceLabels]], .../clusters/{c}/nodePools[/{n}
-// [:setSize]], /v1/projects/{p}/locations/{l}/operations[/{o}[:cancel]] and .../serverConfig
-// (location "-" lists every location). Every request needs "Authorization: Bearer <token>" (401
-// otherwise). Errors have Google's shape, {"error":{"code","message","status","details"}}, with
-// an ErrorInfo reason where GKE gives one.
+// Plain HTTP on loopback, JSON as protojson of containerpb, paths as the REST clients send them,
+// in both forms of the v1 API (google.golang.org/api/container/v1's container-api.json): the
+// locations form, /v1/projects/{p}/locations/{l}/clusters[/{c}[:verb]], .../clusters/{c}/nodePools
+// [/{n}[:verb]], /v1/projects/{p}/locations/{l}/operations[/{o}[:cancel]] and .../serverConfig
+// (location "-" lists every location), and the legacy zonal form of Projects.Zones,
+// /v1/projects/{p}/zones/{z}/clusters[/{c}[/addons|/legacyAbac|/locations|/logging|/master|
+// /monitoring|/resourceLabels|:setMaintenancePolicy|:setMasterAuth|:setNetworkPolicy|
+// :startIpRotation|:completeIpRotation]], .../nodePools[/{n}[/autoscaling|/setManagement|/setSize|
+// /update|:rollback]], .../operations[/{o}[:cancel]] and .../serverconfig. The cluster verbs
+// (setAddons, setLegacyAbac, setLocations, setLogging, setMonitoring, updateMaster,
+// setResourceLabels, setMaintenancePolicy, setMasterAuth, setNetworkPolicy, IP rotation) set what
+// they name; update applies every desired_X field of ClusterUpdate to the cluster's X (or
+// networkConfig's X); the node pool verbs are setSize, setAutoscaling, setManagement, update,
+// rollback and completeUpgrade. Every request needs "Authorization: Bearer <token>" (401
+// otherwise).
+//
+// Errors have Google's shape, {"error":{"code","message","errors","status","details"}}, with an
+// ErrorInfo reason where GKE gives one and the legacy "errors" list ({"message","domain":"global",
+// "reason"}, reason badRequest, failedPrecondition, notFound, alreadyExists, rateLimitExceeded,
+// ...) that GKE users quote ("googleapi: Error 400: ..., failedPrecondition",
+// terraform-provider-google #3650) and that terraform-provider-google's
+// IsFailedPreconditionError reads. The list goes to the discovery clients (alt=json); the REST
+// gapic clients ($alt=json) get the plain google.rpc.Status, the only shape gax-go's apierror
+// parses for details.
+//
+// A cluster reads back as GKE fills it in (cluster_defaults.go, after a recorded GKE response in
+// k8s-config-connector): networkConfig.network and .subnetwork as resource paths, the add-ons GKE
+// turns on and off, logging, monitoring, security posture, shielded nodes, database encryption,
+// IP aliases, the default pool's nodeConfig, and the requested initialNodeCount; so
+// terraform-provider-google plans nothing after an apply.
 //
 // Mutations return an Operation (PENDING, RUNNING after a fifth of its latency, DONE after its
 // latency and its work); a failed one is DONE with error (google.rpc.Status) and, for stockouts
 // and quota, a GCE_STOCKOUT or GCE_QUOTA_EXCEEDED condition. Operation types follow GKE:
-// CREATE_CLUSTER, DELETE_CLUSTER, UPDATE_CLUSTER (update and setAddons), UPGRADE_MASTER (update
-// with desiredMasterVersion), CREATE_NODE_POOL, DELETE_NODE_POOL, UPGRADE_NODES (node pool
-// update) and SET_NODE_POOL_SIZE. selfLink and targetLink use the emulator's endpoint in place of
+// CREATE_CLUSTER, DELETE_CLUSTER, UPDATE_CLUSTER (update and the cluster setters), UPGRADE_MASTER
+// (update with desiredMasterVersion, updateMaster), CREATE_NODE_POOL, DELETE_NODE_POOL,
+// UPGRADE_NODES (node pool update, setAutoscaling, rollback), SET_NODE_POOL_MANAGEMENT and
+// SET_NODE_POOL_SIZE. selfLink and targetLink use the emulator's endpoint in place of
 // https://container.googleapis.com, so they resolve.
+//
+// # Compute Engine
+//
+// Under /compute/v1/ (google.golang.org/api/compute/v1 with that base path, or
+// terraform-provider-google's compute_custom_endpoint), in Compute Engine's JSON and errors
+// ({"error":{"code","message","errors":[{"message","domain":"global","reason"}]}}, reason notFound,
+// alreadyExists, invalid, resourceInUseByAnotherResource):
+//   - instanceGroupManagers get and list, zonal: one per zone of each node pool, as its
+//     instanceGroupUrls name them (gke-<cluster>-<pool>-<hash>-grp; the pool's nodes are its
+//     instances), targetSize the pool's nodes in the zone, currentActions and status following the
+//     pool; terraform-provider-google reads node_count from them and takes their 404 as the pool
+//     gone;
+//   - resourcePolicies insert, get, list and delete, regional, with workloadPolicy {type
+//     HIGH_AVAILABILITY|HIGH_THROUGHPUT, acceleratorTopology (HIGH_THROUGHPUT only, not with
+//     maxTopologyDistance), acceleratorTopologyMode, maxTopologyDistance} (compute v1
+//     ResourcePolicyWorkloadPolicy; terraform-provider-google's compute_resource_policy docs); a
+//     policy exists once its insert operation is DONE, and one a node pool uses cannot be deleted;
+//   - operations get and wait, zonal and regional: PENDING, RUNNING, DONE with progress 100 and,
+//     when failed, error.errors[] (OperationFault with a Compute method as OperationType); wait
+//     returns at DONE or before Compute's 2-minute limit.
+//
+// Resource policies are the workload policies that place multi-host tpu7x slices
+// (placementPolicy.policyName). GKE's rules apply: the policy "must be in
+// the same project and region as the node pool. If not found, InvalidArgument" (containerpb
+// NodePool.PlacementPolicy.policy_name; a name or a full or partial URL); a tpu7x slice takes its
+// topology from the policy's acceleratorTopology, which must be set ("does not support TPU
+// topology with group placement policy and workload policy at the same time") and equal any
+// tpuTopology given (capacity-facts.md §5). Resource policies and Compute operations persist
+// with the state.
+//
+// # Reaching a cluster
+//
+// GKE's control plane endpoints (containerpb ControlPlaneEndpointsConfig, PrivateClusterConfig;
+// GKE's DNS-based endpoint, Google Cloud blog "A new flexible DNS-based approach for accessing the
+// GKE control plane", 2024-11-11), as endpoints.go models them:
+//   - IP endpoints: Cluster.endpoint and ipEndpointsConfig.publicEndpoint are the kube-apiserver
+//     at 127.0.0.1:PORT with the cluster CA; ipEndpointsConfig.privateEndpoint is 127.0.0.1:1,
+//     where a connection is refused at once (no private network reaches the runner). A private
+//     cluster (privateClusterConfig.enablePrivateEndpoint, or ipEndpointsConfig.enablePublicEndpoint
+//     false) reports that as its endpoint and no public endpoint; ipEndpointsConfig.enabled false
+//     reports none. Both private and public set is refused.
+//   - The DNS-based endpoint: every cluster has dnsEndpointConfig.endpoint, localhost:PORT, the
+//     same kube-apiserver reached by name, with a certificate (kube-apiserver --tls-sni-cert-key)
+//     of an emulator-wide CA standing for the public roots GKE's DNS endpoint chains to
+//     (DNSEndpointCAPEM, Controller.DNSEndpointCA, <state>/dns-endpoint/ca.crt; trust it with
+//     SSL_CERT_FILE) and the emulator's token standing for the IAM-checked Google token. It takes
+//     user traffic only with dnsEndpointConfig.allowExternalTraffic (otherwise no certificate for
+//     localhost is served); changing it restarts the kube-apiserver within the update.
 //
 // # Concurrent operations
 //
@@ -67,6 +140,63 @@
 // multi-host slice in one zone and never resized, zone capacity (GCE_STOCKOUT at the end of the
 // operation, pool in ERROR) and project quota (429 RESOURCE_EXHAUSTED at once).
 //
+// # GKE's rules
+//
+// The emulator accepts what GKE accepts and refuses what GKE refuses, each rule from a named
+// source (rules_*.go, validate.go and versions.go cite them). Quoted texts are GKE's own words;
+// elsewhere the message is the emulator's. Rules marked inferred go beyond what a source states.
+//
+// Queued provisioning (queuedProvisioning.enabled), per Config Connector's record of GKE's
+// validation (k8s-config-connector#11085): autoscaling must be enabled, its minimum (and total
+// minimum) 0, initialNodeCount 0. Reservation affinity must be NO_RESERVATION, set explicitly:
+// "Queued_provisioning requires reservation affinity to be set to none"
+// (terraform-provider-google#18341). On TPUs it needs flex-start: "Queued_provisioning doesn't
+// support TPUs" (users' field notes); with flex-start it is taken (cluster-toolkit#5218). GKE
+// reports such a pool with location policy ANY, the cloud.google.com/gke-queued=true:NoSchedule
+// taint and SHORT_LIVED upgrades, and refuses a resize with "Manual resizing of queued
+// provisioning node pool (NAME) to a value other than 0 is not allowed." (a recorded GKE
+// session in k8s-config-connector).
+//
+// Flex-start (config.flexStart): "Flex start node pools require autoscaling enabled." and "Flex
+// start node pools require initial node count to be set to 0." (users' field notes); on TPUs GKE
+// 1.33.0-gke.1712000 or later and not v3 or v4, and a maxRunDuration of at most seven days
+// (GKE's "About flex-start provisioning mode"; the seven-day refusal is inferred from "for up to
+// seven days"). Other tools' client-side checks (flex-start with Spot or a reservation,
+// auto-repair off, queued provisioning with Spot) are not GKE rules and are not enforced.
+//
+// Autoscaling (nodePool.autoscaling) is stored and reported with GKE's default location policy
+// and replaced by SetNodePoolAutoscaling and UpdateCluster's desiredNodePoolAutoscaling; the
+// emulator never scales. GKE's "Node_pool_autoscaling.max_node_count and
+// node_pool_autoscaling.total_max_node_count cannot be both set to zero." and "... cannot be both
+// greater than zero."; per-location and total fields are mutually exclusive and minimums at most
+// their maximums (containerpb). A multi-host TPU slice's per-zone maximum must be its host count:
+// "Maximum node count 0 is not a valid size of TPU pod slice with topology "2x2x4"" (field
+// notes; vllm-project/ci-infra#545), other sizes inferred.
+//
+// Reservation affinity (ANY_RESERVATION, SPECIFIC_RESERVATION with key
+// compute.googleapis.com/reservation-name and values, NO_RESERVATION) and Spot are stored and
+// reported as sent; GKE's only refusal found is queued provisioning's.
+//
+// Placement: a tpu_topology on a single-host pool gets "TPU topology can't be specified with
+// single-host TPU slice pool; please remove the tpu_topology from the node pool creation request
+// ..." (xpk#825); a multi-host tpu7x slice needs a workload policy, not COMPACT (gketpu).
+//
+// Versions follow the aliases containerpb documents ("latest", "1.X", "1.X.Y", "1.X.Y-gke.N",
+// "" and "-"). A node pool defaults to the control plane's version and "-" is that version; a
+// node alias picks the highest offered version not newer than the control plane (inferred), as
+// nodes "cannot be newer than the control plane version" (GKE versioning docs): "Node version
+// "X" must not have a greater minor version than master version "Y"." A version GKE does not offer
+// is "unsupported"; a malformed one gets "Version "X" is invalid. It should have the form 1.X,
+// 1.X.Y, 1.X.Y-.*, 'latest'". A cluster created in a release channel takes only that channel's
+// versions ("Master version must be one of "RAPID" channel supported versions [...]."), aliases
+// resolving among them; without a channel, and for upgrades, any offered version.
+//
+// Labels: resource labels follow Google's label requirements (at most 64; keys and values of
+// lowercase letters, digits, '_', '-' and international characters, keys starting with a letter,
+// at most 63 bytes: "Resource_labels.value must be less than 63 bytes."); node labels follow
+// Kubernetes' syntax, and labels in the kubernetes.io and k8s.io namespaces other than the
+// kubelet's own get "Applying kubernetes label is not allowed: KEY.".
+//
 // # Kubernetes
 //
 // Each cluster has its own kube-apiserver on 127.0.0.1 (HTTPS, its own CA, reported as endpoint
@@ -86,8 +216,19 @@
 //
 // Controller (implemented by *Emulator in-process and by *Client over HTTP) resets the emulator,
 // sets latencies, zone capacity and project quota, injects request faults and operation faults,
-// fails hosts, and reads the request log, the per-method counters and how long each Ray Operator
-// add-on took to serve its CRDs. Its HTTP form, under /emulator/v1/ with the same bearer token:
-// POST reset, PUT latencies, POST capacity, POST quota, POST and DELETE faults, POST
-// operationFaults, POST hostFailures, GET requests, GET counters, GET rayCRDInstalls.
+// fails hosts, creates resource policies, hands out the DNS endpoint CA, and reads the request log,
+// the per-method counters and how long each Ray Operator add-on took to serve its CRDs. Its HTTP
+// form, under /emulator/v1/ with the same bearer token: POST reset, PUT latencies, POST capacity,
+// POST quota, POST and DELETE faults, POST operationFaults, POST hostFailures, POST
+// resourcePolicies, GET dnsEndpointCA, GET requests, GET counters, GET rayCRDInstalls.
+//
+// A request fault (Fault) matches GKE and Compute Engine requests by method, path and RPC (a
+// ClusterManager method or a Compute method id such as compute.resourcePolicies.insert). By
+// default the request fails without taking effect. With Lost it fails after the fact: the request
+// takes effect, then its response is lost on the way back, as when a connection or front end
+// fails after the backend acted: Lost "error" answers the fault's error (default 503
+// UNAVAILABLE), "reset" resets the connection, "timeout" holds the response for Hold (default one
+// minute; JSON nanoseconds) or until the client gives up, then closes the connection. Only
+// mutating requests (not GET) match a lost-response fault; a client's retry of a lost create
+// meets 409 ALREADY_EXISTS.
 package emulator

@@ -66,6 +66,7 @@ type Emulator struct {
 	listener net.Listener
 	server   *http.Server
 	endpoint string
+	dnsPKI   *dnsEndpointPKI
 
 	mu    sync.Mutex
 	st    *state
@@ -117,6 +118,9 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 			return nil, err
 		}
 	}
+	if e.dnsPKI, err = loadOrNewDNSEndpointPKI(filepath.Join(e.workDir, "dns-endpoint")); err != nil {
+		return nil, fmt.Errorf("emulator: the DNS endpoint CA: %w", err)
+	}
 	e.bgCtx, e.stop = context.WithCancel(context.Background())
 	e.ctl = newControlState(opts)
 	e.st = newState()
@@ -137,6 +141,8 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 		}
 	}
 	e.server = &http.Server{Handler: e.handler(), ReadHeaderTimeout: 10 * time.Second}
+	// Shutdown waits for running handlers; one holding a lost response (Fault.Lost) ends at once.
+	e.server.RegisterOnShutdown(e.stop)
 	go func() { _ = e.server.Serve(e.listener) }()
 	return e, nil
 }

@@ -186,6 +186,7 @@ type apiServerConfig struct {
 	etcdPrefix string
 	token      string
 	port       int // preferred port (a restarted cluster keeps its endpoint when it can); 0 = any
+	extraArgs  []string
 }
 
 // startAPIServer starts a kube-apiserver serving HTTPS on 127.0.0.1 with the cluster's own CA and
@@ -243,6 +244,7 @@ func startAPIServer(ctx context.Context, cfg apiServerConfig) (*apiServer, error
 			// ~650 MB, and starts as fast (~2.2 s).
 			"--watch-cache=false",
 		}
+		args = append(args, cfg.extraArgs...)
 		p, err := cfg.procs.start("kube-apiserver", cfg.bin, args, filepath.Join(cfg.dir, "kube-apiserver.log"))
 		if err != nil {
 			return nil, err

@@ -30,6 +30,16 @@ func tpuPool(name, machineType string, nodes int32, placement *containerpb.NodeP
 func TestValidTPUPoolsOfEveryGeneration(t *testing.T) {
 	cluster, c, kube, _ := sharedKube(t)
 	ctx := testCtx(t)
+	// The workload policy of tpu7x-multi, as GKE needs it.
+	if err := testEmu.CreateResourcePolicy(ctx, ResourcePolicy{Project: testProject, Region: zoneRegion(testZone),
+		Name: "ironwood-2x2x2", AcceleratorTopology: "2x2x2"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		testEmu.mu.Lock()
+		delete(testEmu.st.policies, "projects/"+testProject+"/regions/"+zoneRegion(testZone)+"/resourcePolicies/ironwood-2x2x2")
+		testEmu.mu.Unlock()
+	})
 	cl, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: cluster})
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +194,7 @@ func TestInvalidNodePools(t *testing.T) {
 		{"bad name", tpuPool("Bad_Name", "e2-standard-4", 1, nil), "INVALID_ARGUMENT", "Must be a match of regex"},
 		{"name too long", tpuPool(strings.Repeat("a", 41), "e2-standard-4", 1, nil), "INVALID_ARGUMENT", "no longer than 40"},
 		{"unsupported version", withVersion(tpuPool("bad", "e2-standard-4", 1, nil), "1.20.0-gke.1"), "INVALID_ARGUMENT", "unsupported"},
-		{"newer than master", withVersion(tpuPool("bad", "e2-standard-4", 1, nil), "1.35.0-gke.1795000"), "INVALID_ARGUMENT", "newer"},
+		{"newer than master", withVersion(tpuPool("bad", "e2-standard-4", 1, nil), "1.35.0-gke.1795000"), "INVALID_ARGUMENT", "must not have a greater minor version than master version"},
 		{"duplicate name", tpuPool("system", "e2-standard-4", 1, nil), "ALREADY_EXISTS", "Already exists"},
 	}
 	httpCode := map[string]int{"INVALID_ARGUMENT": 400, "ALREADY_EXISTS": 409}

@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"context"
-	"fmt"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/grpc/codes"
@@ -67,7 +66,8 @@ func (e *Emulator) createNodePool(n resourceName, body []byte) (*containerpb.Ope
 	if err != nil {
 		return nil, err
 	}
-	plan, err := planNodePool(clusterFacts{location: c.Location, locations: c.PB.Locations, masterVersion: c.PB.CurrentMasterVersion}, req.NodePool)
+	plan, err := planNodePool(clusterFacts{location: c.Location, locations: c.PB.Locations, masterVersion: c.PB.CurrentMasterVersion,
+		policies: e.policyLookupLocked(c.Project, c.Location)}, req.NodePool)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func (e *Emulator) provisionPools(ctx context.Context, c *cluster, pools []*node
 	}
 	specs := make([]poolNodesSpec, len(pools))
 	for i, p := range pools {
-		p.PB.InstanceGroupUrls = instanceGroupURLs(c, p)
+		p.PB.InstanceGroupUrls = e.instanceGroupURLs(c, p)
 		specs[i] = nodesSpecLocked(c, p)
 	}
 	e.mu.Unlock()
@@ -139,15 +139,6 @@ func (e *Emulator) provisionPools(ctx context.Context, c *cluster, pools []*node
 		}
 	}
 	return nil
-}
-
-func instanceGroupURLs(c *cluster, p *nodePool) []string {
-	var out []string
-	for _, z := range p.Zones {
-		out = append(out, fmt.Sprintf("https://www.googleapis.com/compute/v1/projects/%s/zones/%s/instanceGroupManagers/%s-grp",
-			c.Project, z, nodeNamePrefix(c.PB.Name, p.PB.Name, p.UID)))
-	}
-	return out
 }
 
 func (e *Emulator) deleteNodePool(n resourceName) (*containerpb.Operation, *apiError) {
@@ -216,15 +207,13 @@ func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Ope
 	if len(req.Locations) > 0 {
 		return nil, errInvalid("Node pool %q: changing node locations is not supported by the emulator.", p.PB.Name)
 	}
-	check := cloneNodePool(next)
-	check.InitialNodeCount = int32(p.NodeCount)
-	if p.PB.QueuedProvisioning.GetEnabled() {
-		check.InitialNodeCount = 0
-	}
-	if _, err := planNodePool(clusterFacts{location: c.Location, locations: p.Zones, masterVersion: c.PB.CurrentMasterVersion}, check); err != nil {
+	// The pool keeps the initial node count it was created with, which its rules held then.
+	checked, err := planNodePool(clusterFacts{location: c.Location, locations: p.Zones, masterVersion: c.PB.CurrentMasterVersion,
+		policies: e.policyLookupLocked(c.Project, c.Location)}, cloneNodePool(next))
+	if err != nil {
 		return nil, err
 	}
-	next.Version, _ = resolveVersion(next.Version, c.PB.CurrentMasterVersion)
+	next.Version = checked.pool.PB.Version
 	op, err := e.newOperationLocked(c, containerpb.Operation_UPGRADE_NODES, n.poolKey(), p.PB.Name)
 	if err != nil {
 		return nil, err
@@ -293,6 +282,9 @@ func (e *Emulator) setNodePoolSize(n resourceName, body []byte) (*containerpb.Op
 	}
 	if req.NodeCount < 0 {
 		return nil, errInvalid("Node count must not be negative, got %d.", req.NodeCount)
+	}
+	if err := checkSetSize(p, req.NodeCount); err != nil {
+		return nil, err
 	}
 	if p.MultiHost && int(req.NodeCount) != p.NodeCount {
 		return nil, errInvalid("Node pool %q is a multi-host TPU slice (topology %s, %d hosts); a multi-host TPU slice node pool cannot be resized.",

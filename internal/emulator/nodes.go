@@ -300,6 +300,15 @@ func (e *Emulator) syncPoolNodes(ctx context.Context, c *cluster, s poolNodesSpe
 		want := s.node(d)
 		cur, ok := have[d.name]
 		delete(have, d.name)
+		if ok && cur.Spec.ProviderID != "" && cur.Spec.ProviderID != want.Spec.ProviderID {
+			// Workers are numbered zone after zone, so resizing a pool of several zones gives a
+			// name to a host of another zone: another VM, another Node (the API server refuses
+			// "node updates may not change providerID except from "" to valid").
+			if err := nodes.Delete(ctx, d.name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+			ok = false
+		}
 		if ok {
 			cur.Labels, cur.Spec.Taints, cur.Spec.ProviderID = want.Labels, want.Spec.Taints, want.Spec.ProviderID
 			if cur, err = nodes.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {

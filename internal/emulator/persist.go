@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	compute "google.golang.org/api/compute/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
@@ -28,6 +30,23 @@ const (
 type savedState struct {
 	Clusters   []savedCluster   `json:"clusters"`
 	Operations []savedOperation `json:"operations"`
+	// Compute Engine: resource policies and operations.
+	ResourcePolicies  []savedPolicy           `json:"resourcePolicies,omitempty"`
+	ComputeOperations []savedComputeOperation `json:"computeOperations,omitempty"`
+}
+
+type savedPolicy struct {
+	Key      string          `json:"key"`
+	Project  string          `json:"project"`
+	Region   string          `json:"region"`
+	Ready    bool            `json:"ready"`
+	Deleting bool            `json:"deleting,omitempty"`
+	Policy   json.RawMessage `json:"policy"`
+}
+
+type savedComputeOperation struct {
+	Key       string          `json:"key"`
+	Operation json.RawMessage `json:"operation"`
 }
 
 type savedCluster struct {
@@ -101,6 +120,22 @@ func (e *Emulator) saveLocked() error {
 		s.Operations = append(s.Operations, savedOperation{Key: op.Key, Project: op.Project, Location: op.Location,
 			ClusterKey: op.ClusterKey, Operation: marshalPB(op.PB)})
 	}
+	for _, k := range policyKeys(e.st.policies) {
+		p := e.st.policies[k]
+		b, err := json.Marshal(p.PB)
+		if err != nil {
+			return err
+		}
+		s.ResourcePolicies = append(s.ResourcePolicies, savedPolicy{Key: p.Key, Project: p.Project, Region: p.Region,
+			Ready: p.Ready, Deleting: p.Deleting, Policy: b})
+	}
+	for _, k := range e.st.computeOrder {
+		b, err := json.Marshal(e.st.computeOps[k].PB)
+		if err != nil {
+			return err
+		}
+		s.ComputeOperations = append(s.ComputeOperations, savedComputeOperation{Key: k, Operation: b})
+	}
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
@@ -140,6 +175,29 @@ func (e *Emulator) restore(ctx context.Context) error {
 		}
 		e.st.ops[op.Key] = op
 		e.st.opOrder = append(e.st.opOrder, op.Key)
+	}
+	// Compute Engine operations that were running end DONE, and their policies settle as GKE's
+	// objects do: created ones are ready, deleted ones gone.
+	for _, sp := range s.ResourcePolicies {
+		if sp.Deleting {
+			continue
+		}
+		p := &resourcePolicy{Key: sp.Key, Project: sp.Project, Region: sp.Region, Ready: true, PB: &compute.ResourcePolicy{}}
+		if err := json.Unmarshal(sp.Policy, p.PB); err != nil {
+			e.mu.Unlock()
+			return fmt.Errorf("emulator: reading resource policy %s: %w", sp.Key, err)
+		}
+		e.st.policies[p.Key] = p
+	}
+	for _, so := range s.ComputeOperations {
+		op := &computeOperation{Key: so.Key, PB: &compute.Operation{}, done: make(chan struct{})}
+		if err := json.Unmarshal(so.Operation, op.PB); err != nil {
+			e.mu.Unlock()
+			return fmt.Errorf("emulator: reading operation %s: %w", so.Key, err)
+		}
+		e.finishComputeOperationLocked(op, nil)
+		e.st.computeOps[op.Key] = op
+		e.st.computeOrder = append(e.st.computeOrder, op.Key)
 	}
 	var start []*cluster
 	for _, sc := range s.Clusters {
@@ -203,4 +261,13 @@ func (e *Emulator) restore(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.saveLocked()
+}
+
+func policyKeys(m map[string]*resourcePolicy) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

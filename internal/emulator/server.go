@@ -1,8 +1,10 @@
 package emulator
 
 import (
+	"context"
 	"crypto/subtle"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -18,10 +20,12 @@ type route struct {
 	name resourceName
 }
 
-// handler serves the GKE API under /v1/ and the control API under /emulator/v1/.
+// handler serves the GKE API under /v1/, Compute Engine under /compute/v1/ and the control API
+// under /emulator/v1/.
 func (e *Emulator) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/", e.serveGKE)
+	mux.HandleFunc(computePrefix, e.serveCompute)
 	mux.Handle(controlPrefix, e.controlHandler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errNotFound("The requested URL %s was not found on this server.", r.URL.Path))
@@ -53,53 +57,119 @@ func (s *statusRecorder) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the connection (to hijack it for a lost response).
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
 func (e *Emulator) serveGKE(w http.ResponseWriter, r *http.Request) {
+	rt, rerr := parseRoute(r.Method, r.URL.Path)
+	e.serveAPI(w, r, apiRequest{
+		rpc:      rt.rpc,
+		routeErr: rerr,
+		writeErr: errorWriterFor(r),
+		run: func(_ context.Context, body []byte) ([]byte, *apiError) {
+			resp, aerr := e.dispatch(rt, body)
+			if aerr != nil {
+				return nil, aerr
+			}
+			b, err := marshalOpts.Marshal(resp)
+			if err != nil {
+				return nil, newError(codes.Internal, "encoding the response: %v", err)
+			}
+			return b, nil
+		},
+	})
+}
+
+// apiRequest is one request to an emulated Google API, routed.
+type apiRequest struct {
+	rpc      string    // the method's name in the request log and counters
+	routeErr *apiError // set when the path names no method
+	writeErr func(http.ResponseWriter, *apiError)
+	// run serves the request and returns the JSON response.
+	run func(ctx context.Context, body []byte) ([]byte, *apiError)
+}
+
+// serveAPI authenticates, applies request faults (before or after the fact), runs and answers a
+// request, and records it.
+func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, req apiRequest) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	rt, rerr := parseRoute(r.Method, r.URL.Path)
-	rpc := rt.rpc
-	if rerr != nil {
+	rpc := req.rpc
+	if req.routeErr != nil {
 		rpc = "Unknown"
 	}
-	defer func() { e.ctl.record(r.Method, r.URL.Path, rpc, rec.status, start) }()
+	lost := ""
+	defer func() { e.ctl.record(r.Method, r.URL.Path, rpc, rec.status, lost, start) }()
 
 	if !e.authorized(r) {
-		writeError(rec, errUnauthenticated)
+		req.writeErr(rec, errUnauthenticated)
 		return
 	}
-	if f := e.ctl.matchFault(r.Method, r.URL.Path, rpc); f != nil {
-		writeError(rec, f)
+	f := e.ctl.matchFault(r.Method, r.URL.Path, rpc)
+	if f != nil && f.spec.Lost == "" {
+		req.writeErr(rec, f.err)
 		return
 	}
-	if rerr != nil {
-		writeError(rec, rerr)
+	if req.routeErr != nil {
+		req.writeErr(rec, req.routeErr)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
 	if err != nil {
-		writeError(rec, errInvalid("reading the request body: %v", err))
+		req.writeErr(rec, errInvalid("reading the request body: %v", err))
 		return
 	}
-	resp, aerr := e.dispatch(rt, body)
+	resp, aerr := req.run(r.Context(), body)
+	if f != nil {
+		// The request has been served (and has acted, if it succeeded); its answer is lost on the
+		// way back.
+		lost = f.spec.Lost
+		e.loseResponse(rec, r, f, req.writeErr)
+		return
+	}
 	if aerr != nil {
-		writeError(rec, aerr)
+		req.writeErr(rec, aerr)
 		return
 	}
-	writeProto(rec, resp)
+	rec.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	rec.WriteHeader(http.StatusOK)
+	_, _ = rec.Write(resp)
+}
+
+// loseResponse answers a request that took effect as a fault with Lost set says: an error in
+// place of the response, a reset connection, or a response held until the client gives up (or
+// the hold ends) and then a closed connection.
+func (e *Emulator) loseResponse(rec *statusRecorder, r *http.Request, f *fault, writeErr func(http.ResponseWriter, *apiError)) {
+	switch f.spec.Lost {
+	case LostError:
+		writeErr(rec, f.err)
+		return
+	case LostTimeout:
+		hold := f.spec.Hold
+		if hold <= 0 {
+			hold = DefaultLostHold
+		}
+		t := time.NewTimer(hold)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+		case <-e.bgCtx.Done():
+		}
+		t.Stop()
+	}
+	rec.status = 0
+	conn, _, err := http.NewResponseController(rec).Hijack()
+	if err != nil {
+		// Not an HTTP/1 connection: end the handler without a body, the closest the server can do.
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0) // close with RST, as a reset connection
+	}
+	_ = conn.Close()
 }
 
 var marshalOpts = protojson.MarshalOptions{}
-
-func writeProto(w http.ResponseWriter, m proto.Message) {
-	b, err := marshalOpts.Marshal(m)
-	if err != nil {
-		writeError(w, newError(codes.Internal, "encoding the response: %v", err))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
-}
 
 var unmarshalOpts = protojson.UnmarshalOptions{DiscardUnknown: true}
 
@@ -113,8 +183,39 @@ func decodeBody(body []byte, m proto.Message) *apiError {
 	return nil
 }
 
+// legacyVerbs are the path segments that the zonal (legacy) v1 paths end with where the
+// locations paths have a ":verb", as google.golang.org/api/container/v1 calls them
+// (container-api.json: projects.zones.clusters.{addons,legacyAbac,locations,logging,master,
+// monitoring,resourceLabels} and projects.zones.clusters.nodePools.{autoscaling,setManagement,
+// setSize,update}).
+var legacyVerbs = map[string]string{
+	"addons": "setAddons", "legacyAbac": "setLegacyAbac", "locations": "setLocations", "logging": "setLogging",
+	"master": "updateMaster", "monitoring": "setMonitoring", "resourceLabels": "setResourceLabels",
+}
+
+var legacyPoolVerbs = map[string]string{
+	"autoscaling": "setAutoscaling", "setManagement": "setManagement", "setSize": "setSize", "update": "update",
+}
+
+// clusterVerbs and poolVerbs map a POST ":verb" to its ClusterManager RPC.
+var clusterVerbs = map[string]string{
+	"setAddons": "SetAddonsConfig", "setLegacyAbac": "SetLegacyAbac", "setLocations": "SetLocations",
+	"setLogging": "SetLoggingService", "setMonitoring": "SetMonitoringService", "updateMaster": "UpdateMaster",
+	"setResourceLabels": "SetLabels", "setMaintenancePolicy": "SetMaintenancePolicy", "setMasterAuth": "SetMasterAuth",
+	"setNetworkPolicy": "SetNetworkPolicy", "startIpRotation": "StartIPRotation", "completeIpRotation": "CompleteIPRotation",
+}
+
+var poolVerbs = map[string]string{
+	"setSize": "SetNodePoolSize", "setAutoscaling": "SetNodePoolAutoscaling", "setManagement": "SetNodePoolManagement",
+	"rollback": "RollbackNodePoolUpgrade", "completeUpgrade": "CompleteNodePoolUpgrade", "update": "UpdateNodePool",
+}
+
 // parseRoute maps a method and path to a ClusterManager RPC. Paths are those of the REST
-// clients: /v1/projects/{p}/locations/{l}/{clusters|operations|serverConfig}/...
+// clients, in both forms of the v1 API: /v1/projects/{p}/locations/{l}/{clusters|operations|
+// serverConfig}/... (cloud.google.com/go/container/apiv1, google.golang.org/api/container/v1
+// Projects.Locations) and the legacy /v1/projects/{p}/zones/{z}/{clusters|operations|serverconfig}/...
+// (google.golang.org/api/container/v1 Projects.Zones), whose verbs are path segments
+// (.../clusters/{c}/addons) or ":verb"s (.../clusters/{c}:setMasterAuth).
 func parseRoute(method, path string) (route, *apiError) {
 	notFound := func() (route, *apiError) {
 		return route{}, errNotFound("The requested URL %s was not found on this server.", path)
@@ -129,7 +230,7 @@ func parseRoute(method, path string) (route, *apiError) {
 		name, v, _ := strings.Cut(last, ":")
 		seg[len(seg)-1], verb = name, v
 	}
-	if len(seg) < 5 || seg[0] != "projects" || seg[2] != "locations" || seg[1] == "" || seg[3] == "" {
+	if len(seg) < 5 || seg[0] != "projects" || (seg[2] != "locations" && seg[2] != "zones") {
 		return notFound()
 	}
 	for _, s := range seg {
@@ -137,10 +238,29 @@ func parseRoute(method, path string) (route, *apiError) {
 			return notFound()
 		}
 	}
+	if seg[2] == "zones" {
+		switch {
+		case len(seg) == 5 && seg[4] == "serverconfig":
+			seg[4] = "serverConfig"
+		case len(seg) == 5 && seg[4] == "serverConfig":
+			return notFound()
+		case verb == "" && len(seg) == 7 && seg[4] == "clusters" && legacyVerbs[seg[6]] != "":
+			seg, verb = seg[:6], legacyVerbs[seg[6]]
+		case verb == "" && len(seg) == 9 && seg[4] == "clusters" && seg[6] == "nodePools" && legacyPoolVerbs[seg[8]] != "":
+			seg, verb = seg[:8], legacyPoolVerbs[seg[8]]
+		}
+	}
 	n := resourceName{Project: seg[1], Location: seg[3]}
 	rt := route{name: n}
 	is := func(m, v string, rpc string) bool {
 		if method == m && verb == v {
+			rt.rpc = rpc
+			return true
+		}
+		return false
+	}
+	isVerb := func(verbs map[string]string) bool {
+		if rpc := verbs[verb]; method == http.MethodPost && rpc != "" {
 			rt.rpc = rpc
 			return true
 		}
@@ -157,8 +277,7 @@ func parseRoute(method, path string) (route, *apiError) {
 		}
 	case len(seg) == 6 && seg[4] == "clusters":
 		rt.name.Cluster = seg[5]
-		if is("GET", "", "GetCluster") || is("PUT", "", "UpdateCluster") || is("DELETE", "", "DeleteCluster") ||
-			is("POST", "setAddons", "SetAddonsConfig") || is("POST", "setResourceLabels", "SetLabels") {
+		if is("GET", "", "GetCluster") || is("PUT", "", "UpdateCluster") || is("DELETE", "", "DeleteCluster") || isVerb(clusterVerbs) {
 			return rt, nil
 		}
 		if verb != "" {
@@ -171,8 +290,7 @@ func parseRoute(method, path string) (route, *apiError) {
 		}
 	case len(seg) == 8 && seg[4] == "clusters" && seg[6] == "nodePools":
 		rt.name.Cluster, rt.name.NodePool = seg[5], seg[7]
-		if is("GET", "", "GetNodePool") || is("PUT", "", "UpdateNodePool") || is("DELETE", "", "DeleteNodePool") ||
-			is("POST", "setSize", "SetNodePoolSize") {
+		if is("GET", "", "GetNodePool") || is("PUT", "", "UpdateNodePool") || is("DELETE", "", "DeleteNodePool") || isVerb(poolVerbs) {
 			return rt, nil
 		}
 		if verb != "" {
@@ -209,6 +327,13 @@ func (e *Emulator) dispatch(rt route, body []byte) (proto.Message, *apiError) {
 		return e.setAddons(n, body)
 	case "SetLabels":
 		return e.setResourceLabels(n, body)
+	case "SetLegacyAbac", "SetLocations", "SetLoggingService", "SetMonitoringService", "UpdateMaster",
+		"SetMaintenancePolicy", "SetMasterAuth", "SetNetworkPolicy", "StartIPRotation", "CompleteIPRotation":
+		return e.setClusterField(rt.rpc, n, body)
+	case "SetNodePoolAutoscaling", "SetNodePoolManagement", "RollbackNodePoolUpgrade":
+		return e.setNodePoolField(rt.rpc, n, body)
+	case "CompleteNodePoolUpgrade":
+		return e.completeNodePoolUpgrade(n)
 	case "DeleteCluster":
 		return e.deleteCluster(n)
 	case "ListNodePools":

@@ -123,6 +123,20 @@ func TestRayAddonToggle(t *testing.T) {
 	enabling := time.Now()
 	setRay(true)
 	waitRayClusterServed(t, dyn)
+	// The install is over once all three CRDs are Established, which, on a busy machine, can be
+	// well after RayCluster is served.
+	for _, name := range []string{"rayclusters.ray.io", "rayjobs.ray.io", "rayservices.ray.io"} {
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			crd, err := dyn.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+			if err == nil && crdEstablished(crd) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("CRD %s not Established 30 s after the add-on was enabled: %v", name, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 
 	// The install is on record, over the control API, from the add-on reported enabled to the
 	// CRDs Established.

@@ -16,10 +16,16 @@ type state struct {
 	clusters map[string]*cluster   // by projects/{p}/locations/{l}/clusters/{c}
 	ops      map[string]*operation // by projects/{p}/locations/{l}/operations/{id}
 	opOrder  []string
+	// Compute Engine: resource policies by projects/{p}/regions/{r}/resourcePolicies/{name} and
+	// operations by projects/{p}/{zones|regions}/{z|r}/operations/{name}.
+	policies     map[string]*resourcePolicy
+	computeOps   map[string]*computeOperation
+	computeOrder []string
 }
 
 func newState() *state {
-	return &state{clusters: map[string]*cluster{}, ops: map[string]*operation{}}
+	return &state{clusters: map[string]*cluster{}, ops: map[string]*operation{},
+		policies: map[string]*resourcePolicy{}, computeOps: map[string]*computeOperation{}}
 }
 
 func (s *state) allClusters() []*cluster {
@@ -50,11 +56,13 @@ type cluster struct {
 	dir     string
 	running map[string]*operation
 
-	apiMu sync.Mutex // guards api, kube, dyn
+	apiMu sync.Mutex // guards api, kube, dyn, dnsSNI
 	api   *apiServer
-	pki   *clusterPKI
-	kube  kubernetes.Interface
-	dyn   dynamic.Interface
+	// dnsSNI says whether the running kube-apiserver serves the DNS endpoint's certificate.
+	dnsSNI bool
+	pki    *clusterPKI
+	kube   kubernetes.Interface
+	dyn    dynamic.Interface
 
 	// rayTarget is the state of the KubeRay CRDs the last add-on change asked for.
 	rayTarget bool

@@ -101,9 +101,13 @@ func TestStatusNames(t *testing.T) {
 	if _, ok := parseStatusName("NOT_A_CODE"); ok {
 		t.Error("unknown code parsed")
 	}
-	e := newError(codes.AlreadyExists, "x").body()
+	e := newError(codes.AlreadyExists, "x").body(true)
 	detail, _ := e.Error.Details[0]["@type"].(string)
-	if e.Error.Code != 409 || e.Error.Status != "ALREADY_EXISTS" || !strings.Contains(detail, "RequestInfo") {
+	if e.Error.Code != 409 || e.Error.Status != "ALREADY_EXISTS" || !strings.Contains(detail, "RequestInfo") ||
+		len(e.Error.Errors) != 1 || e.Error.Errors[0] != (legacyErrorItem{Message: "x", Domain: "global", Reason: "alreadyExists"}) {
 		t.Errorf("error body %+v", e)
+	}
+	if e := newError(codes.AlreadyExists, "x").body(false); e.Error.Errors != nil {
+		t.Errorf("a plain google.rpc.Status has no errors list: %+v", e)
 	}
 }

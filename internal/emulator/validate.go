@@ -46,6 +46,8 @@ type clusterFacts struct {
 	location      string
 	locations     []string // the cluster's node zones
 	masterVersion string
+	// policies resolves placementPolicy.policyName; nil when not enforced (checkPlacementPolicy).
+	policies policyLookup
 }
 
 // planNodePool validates a node pool as GKE does (TPU rules from gketpu's tables) and returns it
@@ -80,6 +82,12 @@ func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiErr
 	if cfg.ServiceAccount == "" {
 		cfg.ServiceAccount = "default"
 	}
+	if err := validateNodeLabels(cfg.Labels); err != nil {
+		return nil, err
+	}
+	if err := validateResourceLabels("node_pool.config.resource_labels", cfg.ResourceLabels); err != nil {
+		return nil, err
+	}
 
 	zones := np.Locations
 	if len(zones) == 0 {
@@ -92,12 +100,9 @@ func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiErr
 	}
 	np.Locations = append([]string(nil), zones...)
 
-	version, ok := resolveVersion(np.Version, cf.masterVersion)
-	if !ok {
-		return nil, errInvalid("Node version %q is unsupported.", np.Version)
-	}
-	if versionLess(cf.masterVersion, version) {
-		return nil, errInvalid("Node version %q must not be newer than the cluster's master version %q.", version, cf.masterVersion)
+	version, verr := resolveNodeVersion(np.Version, cf.masterVersion)
+	if verr != nil {
+		return nil, verr
 	}
 	np.Version = version
 
@@ -108,6 +113,15 @@ func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiErr
 	plan := &poolPlan{pool: pool}
 
 	machine, isTPU := gketpu.LookupMachineType(cfg.MachineType)
+	if err := checkPlacementPolicy(cf, np, machine); err != nil {
+		return nil, err
+	}
+	if err := checkAutoscaling(np); err != nil {
+		return nil, err
+	}
+	if err := checkCapacityOptions(np, machine); err != nil {
+		return nil, err
+	}
 	if !isTPU {
 		if !cpuMachineRE.MatchString(cfg.MachineType) {
 			return nil, errInvalid("Machine type %q does not exist in zone %q.", cfg.MachineType, zones[0])
@@ -148,13 +162,15 @@ func planTPU(plan *poolPlan, np *containerpb.NodePool, machine *gketpu.MachineTy
 			return errInvalid("Node pool %q: a multi-host TPU slice node pool must be in exactly one zone, got %d (%s).",
 				np.Name, len(pool.Zones), strings.Join(pool.Zones, ", "))
 		}
-		switch {
-		case queued && np.InitialNodeCount != 0:
-			return errInvalid("Node pool %q: a node pool with queued provisioning must have initial_node_count 0, got %d.", np.Name, np.InitialNodeCount)
-		case !queued && int(np.InitialNodeCount) != slice.Hosts:
+		// A queued provisioning or flex-start slice starts empty (checkCapacityOptions); any other
+		// starts whole.
+		if !queued && !cfg.GetFlexStart() && int(np.InitialNodeCount) != slice.Hosts {
 			return errInvalid("Node pool %q: the node count of a multi-host TPU slice node pool must equal the number of hosts of "+
 				"its topology: TPU topology %s on machine type %s needs %d nodes, got %d.",
 				np.Name, slice.Topology, cfg.MachineType, slice.Hosts, np.InitialNodeCount)
+		}
+		if err := checkSliceAutoscaling(np, slice.Topology, slice.Hosts); err != nil {
+			return err
 		}
 		if g.MultiHostWorkloadPolicy {
 			if pp.GetType() == containerpb.NodePool_PlacementPolicy_COMPACT {
@@ -172,8 +188,6 @@ func planTPU(plan *poolPlan, np *containerpb.NodePool, machine *gketpu.MachineTy
 			// GKE reports the policy and the topology with an empty type.
 			np.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{PolicyName: pp.GetPolicyName(), TpuTopology: slice.Topology}
 		}
-	} else if queued && np.InitialNodeCount != 0 {
-		return errInvalid("Node pool %q: a node pool with queued provisioning must have initial_node_count 0, got %d.", np.Name, np.InitialNodeCount)
 	}
 	pool.Generation = g.Name
 	pool.Accelerator = g.Accelerator
@@ -185,6 +199,8 @@ func planTPU(plan *poolPlan, np *containerpb.NodePool, machine *gketpu.MachineTy
 
 // normalizeNodePool fills what GKE adds to every node pool.
 func normalizeNodePool(np *containerpb.NodePool) {
+	normalizeCapacityOptions(np)
+	normalizeAutoscaling(np)
 	if np.Management == nil {
 		np.Management = &containerpb.NodeManagement{AutoUpgrade: true, AutoRepair: true}
 	}

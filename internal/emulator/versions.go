@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -64,38 +65,172 @@ func serverConfig() *containerpb.ServerConfig {
 	return sc
 }
 
-// resolveVersion turns what a request asked for into an offered version, as GKE does: "" and "-"
-// mean def, "latest" the newest, "1.34" or "1.34.1" the newest of that release, an exact
-// version itself. ok is false for a version GKE does not offer.
+// resolveVersion turns a requested version into an offered one, as GKE documents its aliases
+// (containerpb, Cluster.initial_cluster_version and ClusterUpdate.desired_master_version):
+// "latest" picks the highest valid version, "1.X" the highest 1.X.Y-gke.N, "1.X.Y" the highest
+// 1.X.Y-gke.N, "1.X.Y-gke.N" itself, and "" or "-" the default (def; the caller passes GKE's
+// default for the context: the channel's default for a new cluster, the default version for
+// desired_master_version "-"). ok is false for a version GKE does not offer.
 func resolveVersion(requested, def string) (string, bool) {
+	return resolveAmong(requested, def, gkeVersions)
+}
+
+// resolveAmong is resolveVersion over the versions offered (newest first).
+func resolveAmong(requested, def string, offered []string) (string, bool) {
 	switch requested {
 	case "", "-":
 		return def, true
 	case "latest":
-		return gkeVersions[0], true
-	}
-	v, ok := parseGKEVersion(requested)
-	if !ok {
-		return "", false
-	}
-	if v.parts == 4 {
-		for _, s := range gkeVersions {
-			if s == requested {
-				return s, true
-			}
+		if len(offered) == 0 {
+			return "", false
 		}
+		return offered[0], true
+	}
+	if _, ok := parseGKEVersion(requested); !ok {
 		return "", false
 	}
-	sep := "."
-	if strings.Count(requested, ".") == 2 {
-		sep = "-"
-	}
-	for _, s := range gkeVersions {
-		if strings.HasPrefix(s, requested+sep) {
+	for _, s := range offered {
+		if versionMatches(s, requested) {
 			return s, true
 		}
 	}
 	return "", false
+}
+
+// versionMatches reports whether the offered version s is what the exact or partial version
+// requested names: 1.34 names 1.34.*, 1.34.1 names 1.34.1-gke.*.
+func versionMatches(s, requested string) bool {
+	v, ok := parseGKEVersion(requested)
+	if !ok {
+		return false
+	}
+	switch v.parts {
+	case 4:
+		return s == requested
+	case 3:
+		return strings.HasPrefix(s, requested+"-")
+	default:
+		return strings.HasPrefix(s, requested+".")
+	}
+}
+
+// versionFormRE is the form GKE accepts in a version field before looking the version up; what
+// does not match gets GKE's "is invalid" answer (versionFormError).
+var versionFormRE = regexp.MustCompile(`^1\.[0-9]+(\.[0-9]+(-.+)?)?$`)
+
+// versionFormError is GKE's answer to a version that is not of a form it knows, in GKE's words:
+// `Version "v1.27.3-gke.100" is invalid. It should have the form 1.X, 1.X.Y, 1.X.Y-.*, 'latest'`
+// (kubernetes-sigs/cluster-api-provider-gcp#1099, an UpdateNodePool answer). nil for "", "-",
+// "latest" and well-formed versions.
+func versionFormError(requested string) *apiError {
+	switch {
+	case requested == "" || requested == "-" || requested == "latest" || versionFormRE.MatchString(requested):
+		return nil
+	}
+	return errInvalid("Version %q is invalid. It should have the form 1.X, 1.X.Y, 1.X.Y-.*, 'latest'", requested)
+}
+
+// resolveNodeVersion resolves a node pool's version against its cluster's control plane version.
+//   - "" and "-" are the control plane's version: a new pool's version "defaults as described
+//     [in] versioning#specifying_node_version" (containerpb NodePool.version), and for
+//     UpdateNodePoolRequest.node_version "-" "picks the Kubernetes master version".
+//   - Nodes "cannot be newer than the control plane version"
+//     (https://cloud.google.com/kubernetes-engine/versioning, "Version support"), so an alias
+//     ("latest", "1.X", "1.X.Y") picks the highest offered version of its release that is not
+//     newer than the control plane: "the highest valid" version, valid for these nodes. That
+//     reading of "valid" is INFERRED; no GKE answer to a node alias above the control plane was
+//     found.
+//   - An exact version must be offered and not newer than the control plane. For a newer minor
+//     GKE answers `Node version "1.16.8-gke.9" must not have a greater minor version than
+//     master version "1.15.11-gke.12".` (hashicorp/terraform-provider-google#6405,
+//     rancher/rancher#32143); for a newer patch or build of the same minor the documented rule
+//     holds and the wording is the emulator's.
+//   - A version GKE does not offer: `Node version "1.13.6-gke.5" is unsupported.`
+//     (jetstack/terraform-google-gke-cluster#28).
+func resolveNodeVersion(requested, master string) (string, *apiError) {
+	if err := versionFormError(requested); err != nil {
+		return "", err
+	}
+	if requested == "" || requested == "-" {
+		return master, nil
+	}
+	newest, ok := resolveVersion(requested, master)
+	if !ok {
+		return "", errInvalid("Node version %q is unsupported.", requested)
+	}
+	if v, _ := parseGKEVersion(requested); v.parts == 4 {
+		return newest, newerThanMaster(newest, master)
+	}
+	for _, s := range gkeVersions {
+		if !versionLess(master, s) && (requested == "latest" || versionMatches(s, requested)) {
+			return s, nil
+		}
+	}
+	return "", newerThanMaster(newest, master)
+}
+
+// newerThanMaster refuses a node version newer than the control plane's (see resolveNodeVersion).
+func newerThanMaster(node, master string) *apiError {
+	if !versionLess(master, node) {
+		return nil
+	}
+	n, m := mustParseGKEVersion(node), mustParseGKEVersion(master)
+	if n.nums[0] != m.nums[0] || n.nums[1] > m.nums[1] {
+		return errInvalid("Node version %q must not have a greater minor version than master version %q.", node, master)
+	}
+	return errInvalid("Node version %q must not be newer than master version %q.", node, master)
+}
+
+// channelOffer is a release channel's default and valid versions, or GKE's whole offer for a
+// cluster not enrolled in a channel (UNSPECIFIED).
+func channelOffer(channel containerpb.ReleaseChannel_Channel) (def string, valid []string) {
+	if ch, ok := channelVersions[channel]; ok {
+		return ch.def, ch.valid
+	}
+	return defaultVersion, gkeVersions
+}
+
+// resolveMasterVersion resolves Cluster.initial_cluster_version for a new cluster in channel.
+// A cluster created in a release channel gets one of the channel's versions: GKE answers
+// `Master version must be one of "RAPID" channel supported versions [1.18.9-gke.801,
+// 1.18.9-gke.1501].` to a version outside it (didier-durand/microservices-on-cloud-kubernetes#1,
+// gcloud clusters create --release-channel rapid), so aliases resolve among the channel's
+// versions and "" or "-" is the channel's default. A version GKE does not offer at all gets
+// `Master version "1.14.7-gke.10" is unsupported.` (GoogleCloudPlatform/gke-networking-demos#37).
+// Without a channel (UNSPECIFIED) every offered version is open: which channel GKE enrolls such a
+// cluster in, and whether it then restricts the version, was not found, so it is not enforced.
+func resolveMasterVersion(requested string, channel containerpb.ReleaseChannel_Channel) (string, *apiError) {
+	if err := versionFormError(requested); err != nil {
+		return "", err
+	}
+	def, valid := channelOffer(channel)
+	if v, ok := resolveAmong(requested, def, valid); ok {
+		return v, nil
+	}
+	if _, ok := resolveVersion(requested, def); !ok {
+		return "", errInvalid("Master version %q is unsupported.", requested)
+	}
+	asc := make([]string, 0, len(valid))
+	for i := len(valid) - 1; i >= 0; i-- {
+		asc = append(asc, valid[i])
+	}
+	return "", errInvalid("Master version must be one of %q channel supported versions [%s].", channel.String(), strings.Join(asc, ", "))
+}
+
+// resolveMasterUpdate resolves ClusterUpdate.desired_master_version, whose "-" "picks the
+// default Kubernetes version" (containerpb): the channel's default. Whether GKE holds an upgrade
+// to the channel's versions as it does a new cluster was not found, so any offered version is
+// taken.
+func resolveMasterUpdate(requested string, channel containerpb.ReleaseChannel_Channel) (string, *apiError) {
+	if err := versionFormError(requested); err != nil {
+		return "", err
+	}
+	def, _ := channelOffer(channel)
+	v, ok := resolveVersion(requested, def)
+	if !ok {
+		return "", errInvalid("Master version %q is unsupported.", requested)
+	}
+	return v, nil
 }
 
 // versionLess compares two offered (exact) versions. A partial version compares as the lowest

@@ -27,9 +27,9 @@ func pollTimes(p *pollPlan, horizon time.Duration) []time.Duration {
 func TestScheduleSeesTheEndWithinAFractionOfTheDuration(t *testing.T) {
 	s := DefaultPollSchedule
 	polls := pollTimes(s.plan(0), 5*time.Minute)
-	want := []time.Duration{250, 500, 750, 1000, 1250, 1500, 1800, 2160, 2592}
+	want := []int{250, 500, 750, 1000, 1250, 1500, 1800, 2160, 2592}
 	for i, ms := range want {
-		if got := polls[i].Round(time.Millisecond); got != ms*time.Millisecond {
+		if got := polls[i].Round(time.Millisecond); got != time.Duration(ms)*time.Millisecond {
 			t.Fatalf("poll %d at %s, want %dms (every Initial until a fifth of the time waited is longer); polls %v", i, got, ms, polls[:len(want)])
 		}
 	}

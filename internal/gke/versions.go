@@ -57,7 +57,7 @@ func ResolveNodeVersion(requested, master string, offered []string) (string, err
 		return best.String(), nil
 	}
 	why := "is not offered for nodes in this location"
-	if _, any := newestMatching(want, offered, func(tpu.Version) bool { return true }); any {
+	if _, offeredAtAll := newestMatching(want, offered, func(tpu.Version) bool { return true }); offeredAtAll {
 		why = fmt.Sprintf("resolves only to versions newer than the control plane's %s, and nodes may not run newer than the control plane", master)
 	}
 	return "", &VersionError{Requested: requested, Why: why, Nearest: nearest(want, candidates, ceiling)}
@@ -85,7 +85,7 @@ func ResolveMasterVersion(requested string, offered []string, where string) (str
 // or upgraded to: the channel's valid versions, or every valid master version without a channel.
 func MasterVersionsOffered(sc *containerpb.ServerConfig, channel containerpb.ReleaseChannel_Channel) []string {
 	for _, c := range sc.GetChannels() {
-		if c.GetChannel() == channel && channel != containerpb.ReleaseChannel_UNSPECIFIED {
+		if c.GetChannel() == channel {
 			return c.GetValidVersions()
 		}
 	}

@@ -263,3 +263,42 @@ func TestAccCluster_kubeRayLag(t *testing.T) {
 		},
 	})
 }
+
+// TestAccCluster_reconcilingIsNotKubeRayGone: while GKE reconciles a cluster (an upgrade, another
+// tool's change) its API server still serves, and the plan must not take KubeRay for not ready and
+// plan a wait on every run. It slows the shared emulator's cluster updates, so it does not run in
+// parallel.
+func TestAccCluster_reconcilingIsNotKubeRayGone(t *testing.T) {
+	const name = "acc-reconciling"
+	id := gke.ClusterID{Project: testProject, Location: testLocation, Name: name}
+	setUpdateLatency := func(d time.Duration) {
+		if err := testEmulator.SetLatencies(context.Background(), map[string]time.Duration{"UPDATE_CLUSTER": d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { setUpdateLatency(200 * time.Millisecond) })
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: testAccClusterConfig(name, "")},
+			{
+				PreConfig: func() {
+					setUpdateLatency(20 * time.Second)
+					c := testGKEClient(t)
+					cluster, err := c.GetCluster(context.Background(), id)
+					if err == nil {
+						_, err = c.SetResourceLabels(context.Background(), id, cluster.GetResourceLabels(), cluster.GetLabelFingerprint())
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					if cluster, err := c.GetCluster(context.Background(), id); err != nil || cluster.GetStatus().String() != "RECONCILING" {
+						t.Fatalf("cluster %s while updated: %v, %v; want RECONCILING", id, cluster.GetStatus(), err)
+					}
+				},
+				Config:   testAccClusterConfig(name, ""),
+				PlanOnly: true,
+			},
+		},
+	})
+}

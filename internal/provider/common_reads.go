@@ -51,7 +51,8 @@ func (r *sharedReads[T]) get(ctx context.Context, key string, read func(context.
 			}
 		}
 		if shared.err == nil {
-			return proto.Clone(shared.value).(T), nil
+			value, _ := proto.Clone(shared.value).(T)
+			return value, nil
 		}
 		// Another caller's read cut short by its own context says nothing about this one's: read
 		// again (the failed read is already forgotten, so this is a new read, never a spin).

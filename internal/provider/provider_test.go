@@ -22,6 +22,9 @@ var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServe
 // testEmulator is the GKE emulator every acceptance test of the package talks to.
 var testEmulator *emulator.Emulator
 
+// testCLI is the Terraform-compatible CLI the acceptance tests drive.
+var testCLI acctest.CLI
+
 const (
 	testProject  = "raytpu-acc"
 	testLocation = "us-central2-b"
@@ -38,6 +41,7 @@ func runAcceptanceTests(m *testing.M) int {
 		return 1
 	}
 	fmt.Fprintf(os.Stderr, "acceptance tests run %s %s (%s)\n", cli.Name, cli.Version, cli.Path)
+	testCLI = cli
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	e, err := emulator.Start(ctx, emulator.Options{DefaultLatency: 200 * time.Millisecond, RayCRDDelay: 500 * time.Millisecond, Logf: emulatorLog})
@@ -47,6 +51,13 @@ func runAcceptanceTests(m *testing.M) int {
 	}
 	defer e.Close()
 	testEmulator = e
+	// The emulated DNS-based control plane endpoints present certificates of the emulator's
+	// stand-in for a public CA: trusted the way public roots are, so that the provider reaches them
+	// as it reaches GKE's.
+	if err := os.Setenv("SSL_CERT_FILE", e.DNSEndpointCAFile()); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		return 1
+	}
 	return m.Run()
 }
 

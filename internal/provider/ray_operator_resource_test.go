@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -14,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"golang.org/x/oauth2"
+	"google.golang.org/api/compute/v1"
+	"google.golang.org/api/option"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
@@ -192,4 +195,30 @@ func TestAccRayOperator_destroyAfterTheClusterIsGone(t *testing.T) {
 			},
 		},
 	})
+}
+
+// createWorkloadPolicyOutOfBand creates a HIGH_THROUGHPUT workload policy for multi-host tpu7x
+// slices in the tests' region, through the Compute Engine API, as google_compute_resource_policy
+// would, and deletes it when the test ends.
+func createWorkloadPolicyOutOfBand(t *testing.T, name, topology string) {
+	t.Helper()
+	ctx := context.Background()
+	cs, err := compute.NewService(ctx, option.WithEndpoint(testEmulator.Endpoint()+"/compute/v1/"), option.WithTokenSource(testTokenSource()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	region := testLocation[:strings.LastIndex(testLocation, "-")]
+	op, err := cs.ResourcePolicies.Insert(testProject, region, &compute.ResourcePolicy{
+		Name: name, WorkloadPolicy: &compute.ResourcePolicyWorkloadPolicy{Type: "HIGH_THROUGHPUT", AcceleratorTopology: topology},
+	}).Do()
+	for err == nil && op.Status != "DONE" {
+		op, err = cs.RegionOperations.Wait(testProject, region, op.Name).Do()
+	}
+	if err == nil && op.Error != nil {
+		err = fmt.Errorf("%+v", op.Error.Errors[0])
+	}
+	if err != nil {
+		t.Fatalf("creating workload policy %s: %v", name, err)
+	}
+	t.Cleanup(func() { _, _ = cs.ResourcePolicies.Delete(testProject, region, name).Do() })
 }

@@ -10,31 +10,41 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
 // flattenNodePool copies what GKE reports into m and derives the outputs from it, so that an
-// imported slice or one changed outside Terraform shows its real shape.
+// imported slice or one changed outside Terraform shows its real shape. A node pool that is no TPU
+// slice raytpu can describe (a CPU pool, a shape of another tool) is read all the same, with what
+// cannot be derived left null: reading describes whatever GKE holds, strictness is for what
+// raytpu creates.
 func flattenNodePool(ctx context.Context, pool *containerpb.NodePool, m *sliceResourceModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	cfg := pool.GetConfig()
 	current, _ := resolveShape(m.shape())
 	s, err := nodePoolSlice(pool, current)
-	if err != nil {
-		diags.AddError("Not a TPU Slice", fmt.Sprintf("node pool %s is not a TPU slice raytpu understands: %s.", pool.GetName(), err))
-		return diags
-	}
-	// Keep the configuration's spelling when it names the same shape (an alias, or accelerator_type).
-	if current != s {
+	switch {
+	case err != nil:
+		diags.AddWarning("Not a TPU Slice", fmt.Sprintf("node pool %s is not a TPU slice raytpu can describe (%s): its TPU shape and "+
+			"the outputs for Ray are unknown, and a configuration that gives it a TPU shape replaces it.", pool.GetName(), err))
+		m.Generation, m.Topology, m.AcceleratorType, m.ChipsPerHost = types.StringNull(), types.StringNull(), types.StringNull(), types.Int64Null()
+		m.setOutputsNull()
+		m.MachineType = types.StringValue(cfg.GetMachineType())
+		m.NumHosts = types.Int64Value(int64(pool.GetInitialNodeCount()) * int64(max(len(pool.GetLocations()), 1)))
+	case current != s:
+		// Keep the configuration's spelling when it names the same shape (an alias, or accelerator_type).
 		m.Generation = types.StringValue(s.Generation.Name)
 		m.Topology = types.StringValue(s.Topology.String())
 		m.AcceleratorType = types.StringValue(s.AcceleratorType())
 		m.ChipsPerHost = types.Int64Value(int64(s.ChipsPerHost()))
 	}
-	outputs, d := deriveSliceOutputs(ctx, s, pool.GetName(), m.RayVersion.ValueString(), m.PythonVersion.ValueString())
-	diags.Append(d...)
-	m.setOutputs(outputs)
+	if s != nil {
+		outputs, d := deriveSliceOutputs(ctx, s, pool.GetName(), m.rayVersion(), m.pythonVersion())
+		diags.Append(d...)
+		m.setOutputs(outputs)
+	}
 	m.Name = types.StringValue(pool.GetName())
 	m.CurrentNodeVersion = types.StringValue(pool.GetVersion())
 	if locations := pool.GetLocations(); len(locations) == 1 {
@@ -133,7 +143,16 @@ func expandNodePool(ctx context.Context, m sliceResourceModel, s *tpu.Slice) (*c
 		pool.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{PolicyName: m.PlacementPolicyName.ValueString()}
 	}
 	if m.QueuedProvisioning.ValueBool() {
+		// What GKE requires of a queued pool: autoscaling from 0 (here to the slice's hosts, the
+		// per-zone maximum GKE checks a multi-host slice against), no reservation, and for TPUs
+		// flex-start, the Dynamic Workload Scheduler mode GKE queues TPU pools in (see
+		// queuedProvisioningRules).
 		pool.QueuedProvisioning = &containerpb.NodePool_QueuedProvisioning{Enabled: true}
+		pool.Autoscaling = &containerpb.NodePoolAutoscaling{
+			Enabled: true, MinNodeCount: 0, MaxNodeCount: int32(s.Hosts), LocationPolicy: containerpb.NodePoolAutoscaling_ANY,
+		}
+		pool.Config.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
+		pool.Config.FlexStart = proto.Bool(true)
 	}
 	if !m.Reservation.IsNull() {
 		var reservation struct {
@@ -177,6 +196,17 @@ func (m *sliceResourceModel) setOutputs(o sliceOutputs) {
 	m.Ray, m.SlicePlacementGroup, m.KubeRayWorkerGroup = o.Ray, o.SlicePlacementGroup, o.KubeRayWorkerGroup
 }
 
+// setOutputsNull clears the derived outputs, for a node pool whose TPU shape is unknown.
+func (m *sliceResourceModel) setOutputsNull() {
+	m.GKEAccelerator, m.MachineType, m.PlacementType, m.KubeRayWorkerGroup = types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull()
+	m.NumHosts, m.TotalChips = types.Int64Null(), types.Int64Null()
+	m.MultiHost = types.BoolNull()
+	m.NodeSelector, m.TPUResource = types.MapNull(types.StringType), types.MapNull(types.StringType)
+	m.Tolerations = types.ListNull(types.ObjectType{AttrTypes: tolerationAttrTypes})
+	m.Ray = types.ObjectNull(sliceRayAttrTypes)
+	m.SlicePlacementGroup = types.ObjectNull(placementGroupAttrTypes)
+}
+
 func (m *sliceResourceModel) setDerivedUnknown() {
 	m.GKEAccelerator, m.MachineType, m.PlacementType, m.KubeRayWorkerGroup = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	m.NumHosts, m.TotalChips = types.Int64Unknown(), types.Int64Unknown()
@@ -203,4 +233,22 @@ func (m *sliceResourceModel) setLiveNull() {
 	}
 	m.Hosts = types.ListNull(types.StringType)
 	m.ReadyHosts, m.Status, m.Healthy = types.Int64Null(), types.StringNull(), types.BoolNull()
+}
+
+// The Ray image of a slice whose configuration names none.
+const (
+	defaultRayVersion    = "2.55.0"
+	defaultPythonVersion = "3.10"
+)
+
+func (m sliceResourceModel) rayVersion() string { return valueOr(m.RayVersion, defaultRayVersion) }
+func (m sliceResourceModel) pythonVersion() string {
+	return valueOr(m.PythonVersion, defaultPythonVersion)
+}
+
+func valueOr(v types.String, fallback string) string {
+	if v.IsNull() || v.IsUnknown() {
+		return fallback
+	}
+	return v.ValueString()
 }

@@ -20,8 +20,9 @@ import (
 // is known in the plan.
 
 var (
-	// sliceRayAttrTypes are Ray's names for the slice (rayShapeAttrTypes) and its image.
-	sliceRayAttrTypes       = withAttr(rayShapeAttrTypes, "image", attr.Type(types.StringType))
+	// sliceRayAttrTypes are Ray's names for the slice (rayShapeAttrTypes), its image and the Ray
+	// version of that image.
+	sliceRayAttrTypes       = withAttr(withAttr(rayShapeAttrTypes, "image", attr.Type(types.StringType)), "version", attr.Type(types.StringType))
 	placementGroupAttrTypes = map[string]attr.Type{
 		"topology":            types.StringType,
 		"accelerator_version": types.StringType,
@@ -77,7 +78,8 @@ func deriveSliceOutputs(ctx context.Context, s *tpu.Slice, pool, rayVersion, pyt
 	tolerations, d := types.ListValue(types.ObjectType{AttrTypes: tolerationAttrTypes}, []attr.Value{toleration})
 	diags.Append(d...)
 	image := tpu.RayImage(rayVersion, pythonVersion)
-	ray := types.ObjectValueMust(sliceRayAttrTypes, withAttr(rayNames(s), "image", attr.Value(types.StringValue(image))))
+	ray := types.ObjectValueMust(sliceRayAttrTypes, withAttr(withAttr(rayNames(s), "image", attr.Value(types.StringValue(image))),
+		"version", attr.Value(types.StringValue(rayVersion))))
 	placementGroup := types.ObjectValueMust(placementGroupAttrTypes, map[string]attr.Value{
 		"topology":            types.StringValue(s.Topology.String()),
 		"accelerator_version": types.StringValue(s.Generation.RayAcceleratorVersion),

@@ -53,18 +53,29 @@ func (r *sliceResource) ValidateConfig(ctx context.Context, req resource.Validat
 		resp.Diagnostics.AddAttributeError(path.Root("spot"), "Conflicting Capacity Options",
 			"spot, reservation and queued_provisioning are different ways to obtain TPU capacity: choose one.")
 	}
+	if config.QueuedProvisioning.ValueBool() && !s.Generation.FlexStart {
+		resp.Diagnostics.AddAttributeError(path.Root("queued_provisioning"), "Queued Provisioning Not Offered",
+			fmt.Sprintf("GKE queues TPU node pools only as flex-start capacity, which it does not offer for %s (\"TPU v3 and v4 "+
+				"are not supported\"). Use spot, a reservation, or another generation.", s.Generation.DisplayName))
+	}
 	if v := config.NodeVersion; !v.IsNull() && !v.IsUnknown() {
-		resp.Diagnostics.Append(checkNodeVersion(v.ValueString(), s)...)
+		resp.Diagnostics.Append(checkNodeVersion(v.ValueString(), s, config.QueuedProvisioning.ValueBool())...)
 	}
 }
 
-// checkNodeVersion refuses a node version that cannot meet the generation's minimum.
-func checkNodeVersion(version string, s *tpu.Slice) diag.Diagnostics {
+// checkNodeVersion refuses a node version that cannot meet the generation's minimum, or, queued,
+// the minimum of flex-start TPUs, the mode GKE queues TPU pools in.
+func checkNodeVersion(version string, s *tpu.Slice, queued bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	v, err := tpu.ParseVersion(version)
 	if err != nil {
 		diags.AddAttributeError(path.Root("node_version"), "Invalid GKE Version", err.Error()+".")
 		return diags
+	}
+	if queued && !v.CanMeet(tpu.FlexStartMinVersion) {
+		diags.AddAttributeError(path.Root("node_version"), "GKE Version Too Old for Queued Provisioning",
+			fmt.Sprintf("node version %s is below %s, the first GKE version that queues TPU node pools (as flex-start "+
+				"capacity). Use %s or later.", v, tpu.FlexStartMinVersion, tpu.FlexStartMinVersion))
 	}
 	if !v.CanMeet(s.Generation.MinGKEVersion) {
 		diags.AddAttributeError(path.Root("node_version"), "GKE Version Too Old for TPU Generation",
@@ -78,7 +89,7 @@ func checkNodeVersion(version string, s *tpu.Slice) diag.Diagnostics {
 // checked against the generation's minimum. The versions on offer are read only when node_version
 // names one.
 func (r *sliceResource) resolveNodeVersion(ctx context.Context, client *gke.Client, id gke.ClusterID, cluster *containerpb.Cluster,
-	written types.String, s *tpu.Slice) (string, diag.Diagnostics) {
+	written types.String, s *tpu.Slice, queued bool) (string, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var offered []string
 	if v := written.ValueString(); v != "" && v != "-" {
@@ -95,7 +106,7 @@ func (r *sliceResource) resolveNodeVersion(ctx context.Context, client *gke.Clie
 		diags.AddAttributeError(path.Root("node_version"), "Unsupported GKE Version", fmt.Sprintf("%s (cluster %s).", err, id))
 		return "", diags
 	}
-	diags.Append(checkNodeVersion(version, s)...)
+	diags.Append(checkNodeVersion(version, s, queued)...)
 	return version, diags
 }
 
@@ -165,7 +176,7 @@ func (r *sliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if config.AcceleratorType.IsNull() {
 		plan.AcceleratorType = types.StringValue(s.AcceleratorType())
 	}
-	outputs, diags := deriveSliceOutputs(ctx, s, plan.Name.ValueString(), plan.RayVersion.ValueString(), plan.PythonVersion.ValueString())
+	outputs, diags := deriveSliceOutputs(ctx, s, plan.Name.ValueString(), plan.rayVersion(), plan.pythonVersion())
 	resp.Diagnostics.Append(diags...)
 	plan.setOutputs(outputs)
 	if state == nil || !plan.NodeVersion.Equal(state.NodeVersion) {
@@ -213,7 +224,7 @@ func (r *sliceResource) planFromCluster(ctx context.Context, plan, state *sliceR
 		}
 		return
 	}
-	version, diags := r.resolveNodeVersion(ctx, client, id, cluster, plan.NodeVersion, s)
+	version, diags := r.resolveNodeVersion(ctx, client, id, cluster, plan.NodeVersion, s, plan.QueuedProvisioning.ValueBool())
 	resp.Diagnostics.Append(diags...)
 	if diags.HasError() {
 		return

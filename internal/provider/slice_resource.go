@@ -68,7 +68,7 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 		return
 	}
 	// Resolved again here: at plan time the cluster may not have existed yet.
-	version, d := r.resolveNodeVersion(ctx, client, clusterID, cluster, plan.NodeVersion, s)
+	version, d := r.resolveNodeVersion(ctx, client, clusterID, cluster, plan.NodeVersion, s, plan.QueuedProvisioning.ValueBool())
 	resp.Diagnostics.Append(d...)
 	if d.HasError() {
 		return
@@ -301,7 +301,7 @@ func (r *sliceResource) ImportState(ctx context.Context, req resource.ImportStat
 	}
 	importAttributes(ctx, resp, map[string]any{
 		"id": id.String(), "cluster": id.Cluster.String(), "name": id.Name,
-		"ray_version": "2.55.0", "python_version": "3.10", "wait_for_hosts": true, "host_wait_timeout": "10m", "replace_unhealthy": false,
+		"wait_for_hosts": true, "host_wait_timeout": "10m", "replace_unhealthy": false,
 	})
 }
 

@@ -38,6 +38,7 @@ func at(address, attribute string, check knownvalue.Check) statecheck.StateCheck
 
 func TestAccSlice_everyGeneration(t *testing.T) {
 	t.Parallel()
+	createWorkloadPolicyOutOfBand(t, "ironwood-policy", "2x2x2")
 	slices := `
 resource "raytpu_slice" "v6e_multi" {
   cluster    = raytpu_cluster.test.id
@@ -118,6 +119,7 @@ resource "raytpu_slice" "tpu7x" {
 			"head_resource":       knownvalue.StringExact("TPU-v6e-16-head"),
 			"topology_supported":  knownvalue.Bool(true),
 			"image":               knownvalue.StringExact("rayproject/ray:2.55.0-py310-tpu"),
+			"version":             knownvalue.StringExact("2.55.0"),
 		})),
 		at("raytpu_slice.v6e_multi", "slice_placement_group", knownvalue.ObjectExact(map[string]knownvalue.Check{
 			"topology":            knownvalue.StringExact("4x4"),
@@ -255,6 +257,16 @@ resource "raytpu_slice" "test" {
   queued_provisioning = true`, `(?s)Conflicting Capacity Options`),
 			step(`accelerator_type = "v6e-16"
   topology = "4x4"`, `(?s)Conflicting TPU Shape Attributes`),
+			step(`generation = "v4"
+  topology = "2x2x2"
+  queued_provisioning = true`, `(?s)Queued Provisioning Not Offered.*flex-start.*TPU v4`),
+			step(`generation = "v6e"
+  topology = "4x4"
+  queued_provisioning = true
+  node_version = "1.31.2-gke.1115000"`, `(?s)GKE Version Too Old for Queued Provisioning.*1\.33\.0-gke\.1712000`),
+			step(`accelerator_type = "v6e-32"
+  generation = "v6e"
+  topology = "4x4"`, `(?s)Conflicting TPU Shape Attributes.*"v6e-32" does not name the slice.*\(v6e-16\)`),
 			{
 				// GKE provisions it, Ray's placement helper does not take it: a warning, not an error.
 				Config:             slice("generation = \"tpu7x\"\n  topology = \"4x4x12\"\n  placement_policy_name = \"p\""),

@@ -189,13 +189,15 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Optional: true, Computed: true, MarkdownDescription: "Boot disk type, for example `hyperdisk-balanced`; GKE's default when unset.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
 			},
+			// No schema default: unset stays null in state, so that a configuration Terraform
+			// generates from an import leaves them out (it writes "3.10" as jsonencode(3.1)).
 			"ray_version": schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString("2.55.0"),
-				MarkdownDescription: "Ray version of the image in `ray.image` and `kuberay_worker_group`. Default `2.55.0`.",
+				Optional:            true,
+				MarkdownDescription: "Ray version of the image in `ray.image` and `kuberay_worker_group`; `" + defaultRayVersion + "` when unset.",
 			},
 			"python_version": schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString("3.10"),
-				MarkdownDescription: "Python version of that image. Default `3.10`.",
+				Optional:            true,
+				MarkdownDescription: "Python version of that image; `" + defaultPythonVersion + "` when unset.",
 			},
 			"wait_for_hosts": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -253,7 +255,8 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"topology_supported": schema.BoolAttribute{
 						Computed: true, MarkdownDescription: "Whether `ray.util.tpu.slice_placement_group` accepts the topology.",
 					},
-					"image": derivedString("Official Ray TPU image, for example `rayproject/ray:2.55.0-py310-tpu`."),
+					"image":   derivedString("Official Ray TPU image, for example `rayproject/ray:2.55.0-py310-tpu`."),
+					"version": derivedString("Ray version of that image, for a RayCluster's `rayVersion`."),
 				},
 			},
 			"slice_placement_group": schema.SingleNestedAttribute{

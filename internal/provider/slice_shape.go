@@ -132,6 +132,9 @@ func resolveShape(in shapeInputs) (*tpu.Slice, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	set := func(v attr.Value) bool { return !v.IsNull() }
 	switch {
+	case set(in.AcceleratorType) && set(in.Generation) && set(in.Topology):
+		// All three, as a configuration that Terraform generates from an import writes them: fine
+		// when they name the same slice (checked below).
 	case set(in.AcceleratorType) && (set(in.Generation) || set(in.Topology)):
 		diags.AddAttributeError(path.Root(string(inputAcceleratorType)), "Conflicting TPU Shape Attributes",
 			"accelerator_type cannot be combined with generation or topology: set either accelerator_type "+
@@ -154,11 +157,24 @@ func resolveShape(in shapeInputs) (*tpu.Slice, diag.Diagnostics) {
 	if in.Generation.IsUnknown() || in.Topology.IsUnknown() || in.AcceleratorType.IsUnknown() || in.ChipsPerHost.IsUnknown() {
 		return nil, diags
 	}
-	s, input, err := deriveSlice(in.Generation.ValueString(), in.Topology.ValueString(),
-		in.AcceleratorType.ValueString(), int(in.ChipsPerHost.ValueInt64()))
+	acceleratorType := in.AcceleratorType.ValueString()
+	if set(in.Generation) {
+		acceleratorType = "" // generation and topology name the shape; a third name must agree
+	}
+	s, input, err := deriveSlice(in.Generation.ValueString(), in.Topology.ValueString(), acceleratorType, int(in.ChipsPerHost.ValueInt64()))
 	if err != nil {
 		diags.AddAttributeError(path.Root(string(input)), shapeInputSummary[input], err.Error()+".")
 		return nil, diags
+	}
+	if set(in.Generation) && set(in.AcceleratorType) {
+		g, t, err := tpu.ParseAcceleratorType(in.AcceleratorType.ValueString())
+		if err != nil || g != s.Generation || t.Chips() != s.TotalChips() {
+			diags.AddAttributeError(path.Root(string(inputAcceleratorType)), "Conflicting TPU Shape Attributes",
+				fmt.Sprintf("accelerator_type %q does not name the slice that generation %q and topology %q do (%s): remove "+
+					"accelerator_type, or generation and topology.", in.AcceleratorType.ValueString(), in.Generation.ValueString(),
+					in.Topology.ValueString(), s.AcceleratorType()))
+			return nil, diags
+		}
 	}
 	return s, diags
 }

@@ -63,6 +63,9 @@ type Generation struct {
 	SortedDims bool
 	// MultiHostPlacement is how GKE places a multi-host slice of this generation.
 	MultiHostPlacement Placement
+	// FlexStart is whether GKE offers the generation as flex-start capacity ("TPU v3 and v4 are
+	// not supported", GKE "About GPU and TPU provisioning with flex-start").
+	FlexStart bool
 	// RayAcceleratorVersion is Ray's name for the generation (ray.util.tpu, accelerator_version).
 	RayAcceleratorVersion string
 	// RayAcceleratorType is the value of Ray's ray.io/accelerator-type node label.
@@ -114,8 +117,12 @@ var generations = []*Generation{
 		// Unverified: no primary source found for the v5e minimum.
 		MinGKEVersion:         MustParseVersion("1.27.2-gke.2100"),
 		MinGKEVersionVerified: false,
-		MultiHost2D:           multiHost2D,
+		// 2x4 is also two ct5lp-hightpu-4t VMs: xpk defines v5litepod-8 so
+		// (AI-Hypercomputer/xpk src/xpk/core/system_characteristics.py), and pools of that shape
+		// exist; no GKE page confirms or refutes it.
+		MultiHost2D:           append([]string{"2x4"}, multiHost2D...),
 		MultiHostPlacement:    PlacementCompact,
+		FlexStart:             true,
 		RayAcceleratorVersion: "v5litepod",
 		RayAcceleratorType:    "TPU-V5LITEPOD",
 		rayTopologies:         rayTopologies2D,
@@ -136,6 +143,7 @@ var generations = []*Generation{
 		MaxCubes:              96,
 		SortedDims:            true,
 		MultiHostPlacement:    PlacementCompact,
+		FlexStart:             true,
 		RayAcceleratorVersion: "v5p",
 		RayAcceleratorType:    "TPU-V5P",
 		rayTopologies: rayTopologies3D(
@@ -156,6 +164,7 @@ var generations = []*Generation{
 		// 2x4 is also two ct6e-standard-4t VMs (v6e doc: "only supported when using the GKE API").
 		MultiHost2D:           append([]string{"2x4"}, multiHost2D...),
 		MultiHostPlacement:    PlacementCompact,
+		FlexStart:             true,
 		RayAcceleratorVersion: "v6e",
 		RayAcceleratorType:    "TPU-V6E",
 		rayTopologies:         rayTopologies2D,
@@ -175,6 +184,7 @@ var generations = []*Generation{
 		MaxCubes:              144, // 9216 chips, the pod
 		SortedDims:            true,
 		MultiHostPlacement:    PlacementWorkloadPolicy,
+		FlexStart:             true,
 		RayAcceleratorVersion: "v7x",
 		RayAcceleratorType:    "TPU-V7X",
 		rayTopologies: rayTopologyList(

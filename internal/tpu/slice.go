@@ -66,9 +66,11 @@ func (g *Generation) Slice(t Topology, chipsPerHost int) (*Slice, error) {
 		chipsPerHost, g.Name, t, strings.Join(fits, ", "))
 }
 
-// SliceForNodePool derives the slice GKE builds from a node pool's machine type and
-// placementPolicy.tpuTopology. An empty topology means the single-host shape of the machine type.
-// The errors carry GKE's own wording where GKE has one.
+// SliceForNodePool describes the slice a node pool holds, from its machine type and
+// placementPolicy.tpuTopology: whatever GKE holds, which is more than raytpu creates. An empty
+// topology means the single-host shape of the machine type; so does that shape written out, as
+// pools made by other tools carry it (Ray's GKE guide creates ct4p-hightpu-4t pools with
+// --tpu-topology 2x2x1).
 func SliceForNodePool(machineType, tpuTopology string) (*Slice, error) {
 	g, m, ok := LookupMachineType(machineType)
 	if !ok {
@@ -88,10 +90,6 @@ func SliceForNodePool(machineType, tpuTopology string) (*Slice, error) {
 	s, err := g.Slice(t, m.ChipsPerVM)
 	if err != nil {
 		return nil, fmt.Errorf("topology %s does not fit machine type %s: %w", tpuTopology, machineType, err)
-	}
-	if !s.MultiHost {
-		// GKE's answer, quoted in the domain reference (section 3).
-		return nil, fmt.Errorf("TPU topology can't be specified with single-host TPU slice pool")
 	}
 	return s, nil
 }

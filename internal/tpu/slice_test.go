@@ -22,6 +22,8 @@ func TestNewSliceValidShapes(t *testing.T) {
 		{"v5e", "2x2", 0, "ct5lp-hightpu-4t", 1, 4, false, PlacementNone, "v5litepod-4"},
 		{"v5e", "2x4", 0, "ct5lp-hightpu-8t", 1, 8, false, PlacementNone, "v5litepod-8"},
 		{"v5e", "2x4", 8, "ct5lp-hightpu-8t", 1, 8, false, PlacementNone, "v5litepod-8"},
+		// xpk's v5litepod-8: two 4-chip VMs.
+		{"v5e", "2x4", 4, "ct5lp-hightpu-4t", 2, 8, true, PlacementCompact, "v5litepod-8"},
 		{"v6e", "1x1", 0, "ct6e-standard-1t", 1, 1, false, PlacementNone, "v6e-1"},
 		{"v6e", "2x2", 0, "ct6e-standard-4t", 1, 4, false, PlacementNone, "v6e-4"},
 		{"v6e", "2x4", 0, "ct6e-standard-8t", 1, 8, false, PlacementNone, "v6e-8"},
@@ -135,7 +137,7 @@ func TestNewSliceInvalid(t *testing.T) {
 		// chips_per_host that does not fit.
 		{"v6e", "4x4", 8, []string{"chips_per_host = 8 does not fit v6e 4x4", "valid values are 4"}},
 		{"v6e", "2x4", 2, []string{"chips_per_host = 2 does not fit v6e 2x4", "valid values are 8, 4"}},
-		{"v5e", "2x4", 4, []string{"chips_per_host = 4 does not fit v5e 2x4", "valid values are 8"}},
+		{"v5e", "2x4", 2, []string{"chips_per_host = 2 does not fit v5e 2x4", "valid values are 8, 4"}},
 		{"v6e", "1x1", 4, []string{"valid values are 1"}},
 		{"tpu7x", "2x2x2", 1, []string{"valid values are 4"}},
 	}
@@ -230,7 +232,11 @@ func TestSliceForNodePool(t *testing.T) {
 		{"ct5p-hightpu-4t", "2x2x4", "2x2x4", 4, ""},
 		{"tpu7x-standard-4t", "4x4x4", "4x4x4", 16, ""},
 		{"tpu7x-standard-1t", "", "1x1x1", 1, ""},
-		{"ct6e-standard-4t", "2x2", "", 0, "TPU topology can't be specified with single-host TPU slice pool"},
+		// Pools made by other tools: v5e 2x4 on two 4-chip VMs (xpk), a single-host shape written
+		// out (Ray's GKE guide: ct4p-hightpu-4t with --tpu-topology 2x2x1).
+		{"ct5lp-hightpu-4t", "2x4", "2x4", 2, ""},
+		{"ct4p-hightpu-4t", "2x2x1", "2x2x1", 1, ""},
+		{"ct6e-standard-4t", "2x2", "2x2", 1, ""},
 		{"ct6e-standard-8t", "4x4", "", 0, "does not fit machine type ct6e-standard-8t"},
 		{"ct6e-standard-1t", "2x2", "", 0, "does not fit machine type ct6e-standard-1t"},
 		{"ct5p-hightpu-4t", "4x4", "", 0, "v5p topologies have 3 dimensions"},

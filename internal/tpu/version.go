@@ -20,6 +20,9 @@ var (
 	// RayOperatorMinVersion is the lowest cluster version with the Ray Operator add-on
 	// (terraform-provider-google docs for ray_operator_config; Ray's GKE docs).
 	RayOperatorMinVersion = MustParseVersion("1.30.0-gke.1747000")
+	// FlexStartMinVersion is the lowest GKE version with flex-start TPUs ("To run TPUs, use GKE
+	// version 1.33.0-gke.1712000 or later", GKE "About GPU and TPU provisioning with flex-start").
+	FlexStartMinVersion = MustParseVersion("1.33.0-gke.1712000")
 )
 
 // ParseVersion parses 1.31.2-gke.1115000, 1.31.2, 1.31 or latest. A leading "v" is refused,

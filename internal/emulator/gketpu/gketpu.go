@@ -69,12 +69,14 @@ type Slice struct {
 	MultiHost bool
 }
 
-// ErrTopologyOnSingleHost is GKE's 400 for a tpu_topology on a single-host pool, as recorded in the
-// project's field notes (GKE, ct6e-standard-1t with --tpu-topology=1x1, 2026-08-25). The emulator
+// ErrTopologyOnSingleHost is GKE's 400 for a tpu_topology on a single-host pool, in full as
+// AI-Hypercomputer/xpk#825 (2025-11) quotes it, GKE's spelling included; the project's field notes
+// recorded its start (GKE, ct6e-standard-1t with --tpu-topology=1x1, 2026-08-25). The emulator
 // answers it for every single-host shape, although Ray's GKE guide creates ct4p-hightpu-4t pools
 // with --tpu-topology 2x2x1: whether GKE still takes that for v4 is unverified.
-var ErrTopologyOnSingleHost = errors.New("TPU topology can't be specified with single-host TPU slice pool; " +
-	"please remove the tpu_topology from the node pool creation request")
+var ErrTopologyOnSingleHost = errors.New(topologyOnSingleHostText) //nolint:staticcheck // GKE's words end with a period
+
+const topologyOnSingleHostText = "TPU topology can't be specified with single-host TPU slice pool; please remove the tpu_topology from the node pool creation request if the node pool is intented to run with single-host TPU slice nodes." //nolint:misspell // GKE's words, verbatim
 
 type catalog struct {
 	machineTypes   []*MachineType
@@ -126,16 +128,16 @@ func LookupGeneration(name string) (*Generation, error) {
 func (m *MachineType) Slice(topology string) (Slice, error) {
 	if topology == "" {
 		if m.SingleHost == "" {
-			return Slice{}, fmt.Errorf("TPU topology must be specified for machine type %s.", m.Name)
+			return Slice{}, refuse("TPU topology must be specified for machine type %s.", m.Name)
 		}
 		return Slice{Topology: m.SingleHost, Chips: m.ChipsPerVM, Hosts: 1}, nil
 	}
 	dims, ok := parseTopology(topology)
 	if !ok {
-		return Slice{}, fmt.Errorf("Invalid TPU topology %q: write it as AxB or AxBxC in positive whole numbers.", topology)
+		return Slice{}, refuse("Invalid TPU topology %q: write it as AxB or AxBxC in positive whole numbers.", topology)
 	}
 	if len(dims) != m.Dims {
-		return Slice{}, fmt.Errorf("TPU topology %q has %d dimensions, but machine type %s takes %d.", topology, len(dims), m.Name, m.Dims)
+		return Slice{}, refuse("TPU topology %q has %d dimensions, but machine type %s takes %d.", topology, len(dims), m.Name, m.Dims)
 	}
 	chips := product(dims)
 	// GKE's cluster autoscaler calls a pool multi-host when its topology holds more chips than one
@@ -146,11 +148,11 @@ func (m *MachineType) Slice(topology string) (Slice, error) {
 		return Slice{}, ErrTopologyOnSingleHost
 	}
 	if chips%m.ChipsPerVM != 0 {
-		return Slice{}, fmt.Errorf("TPU topology %q does not fit machine type %s: number of chips specified by topology %q is not divisible by %d.",
+		return Slice{}, refuse("TPU topology %q does not fit machine type %s: number of chips specified by topology %q is not divisible by %d.",
 			topology, m.Name, topology, m.ChipsPerVM)
 	}
 	if why := m.multiHost.refuse(dims, topology); why != "" {
-		return Slice{}, fmt.Errorf("TPU topology %q is not supported for machine type %s: %s.", topology, m.Name, why)
+		return Slice{}, refuse("TPU topology %q is not supported for machine type %s: %s.", topology, m.Name, why)
 	}
 	return Slice{Topology: topology, Chips: chips, Hosts: chips / m.ChipsPerVM, MultiHost: true}, nil
 }
@@ -444,3 +446,11 @@ func readTable(file, text string, n int) ([]row, error) {
 	}
 	return rows, nil
 }
+
+// refusal is why GKE refuses a node pool, worded as GKE words its errors: whole sentences, which
+// Go's convention for error strings does not expect.
+type refusal string
+
+func (r refusal) Error() string { return string(r) }
+
+func refuse(format string, args ...any) error { return refusal(fmt.Sprintf(format, args...)) }

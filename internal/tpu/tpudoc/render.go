@@ -27,7 +27,9 @@ var notes = map[string][]string{
 			"smallest first, satisfy 2A = B = C or 2A = 2B = C, such as `4x8x8` or `8x8x16` (Cloud TPU v4 documentation).",
 	},
 	"v5e": {
-		"`2x4` is one `ct5lp-hightpu-8t` VM. Two `ct5lp-hightpu-4t` VMs for `2x4` are not offered: no primary source confirms that GKE accepts them.",
+		"`2x4` is one `ct5lp-hightpu-8t` VM by default. With `chips_per_host = 4` it is two `ct5lp-hightpu-4t` VMs, as xpk " +
+			"creates `v5litepod-8` (AI-Hypercomputer/xpk `system_characteristics.py`); no GKE page confirms or refutes that shape, " +
+			"so prefer the single VM. Ray then needs `chips_per_vm=4` in `slice_placement_group`.",
 	},
 	"v5p": {
 		"The Cloud TPU v5p documentation caps one slice at `16x16x24`.",

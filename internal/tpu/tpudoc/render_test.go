@@ -45,8 +45,8 @@ func line(lines []string, i int) string {
 // TestNotesStillHold checks the hand-written notes against the catalog, so that a catalog change
 // that contradicts one fails here instead of leaving the guide wrong.
 func TestNotesStillHold(t *testing.T) {
-	if _, err := tpu.NewSlice("v5e", "2x4", 4); err == nil {
-		t.Error("the v5e note says 2x4 is never two 4-chip VMs, but the catalog now accepts it")
+	if s, err := tpu.NewSlice("v5e", "2x4", 4); err != nil || s.Hosts != 2 || !s.MultiHost {
+		t.Errorf("the v5e note says 2x4 with chips_per_host = 4 is two hosts: got %+v, %v", s, err)
 	}
 	if s, err := tpu.NewSlice("v6e", "2x4", 4); err != nil || s.Hosts != 2 || !s.MultiHost {
 		t.Errorf("the v6e note says 2x4 with chips_per_host = 4 is two hosts: got %+v, %v", s, err)

@@ -47,7 +47,7 @@ locals {
       namespace = "default"
     }
     spec = {
-      rayVersion = local.slice.ray_version
+      rayVersion = local.slice.ray.version
       headGroupSpec = {
         rayStartParams = {}
         template = {

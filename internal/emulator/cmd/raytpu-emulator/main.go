@@ -97,8 +97,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *stateDir != "" {
 		state = "state in " + *stateDir
 	}
-	logger.Printf("serving GKE at %s (%s); point the provider at it with:", e.Endpoint(), state)
+	logger.Printf("serving GKE at %s and Compute Engine at %s/compute/v1/ (%s); point the provider at it with:", e.Endpoint(), e.Endpoint(), state)
 	fmt.Fprint(stdout, exports)
+	// Clusters' DNS-based endpoints (localhost:PORT) present certificates of this CA, GKE's
+	// publicly trusted roots in the emulator: a client trusts it with SSL_CERT_FILE.
+	fmt.Fprintf(stdout, "# DNS-based endpoints are signed by the CA in %s (trust it with SSL_CERT_FILE)\n", e.DNSEndpointCAFile())
 	<-ctx.Done()
 	logger.Printf("stopping")
 	return e.Close()
