@@ -2,40 +2,180 @@ package emulator
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/grpc/codes"
 )
 
-// checkCapacityLocked reports a GCE_STOCKOUT when a zone of pool p has fewer free chips of its
-// generation than count nodes per zone need. Chips the pool already holds count as free for it.
+// Where a TPU node pool's chips come from (capacitySource): a reservation it consumes, or one kind
+// of zone capacity — on demand, Spot or flex-start (Capacity.Type). Each has its own stock, so a
+// zone can be out of on-demand v6e chips while it still has Spot ones, as users meet it: fallback
+// from one kind to another is how teams get TPUs (capacity-facts.md §6).
+type capacitySource struct {
+	reservation string // projects/{p}/zones/{z}/reservations/{name}, or "" for a kind
+	kind        string
+}
+
+func (s capacitySource) String() string {
+	if s.reservation != "" {
+		return "reservation:" + s.reservation
+	}
+	return s.kind
+}
+
+func parseCapacitySource(s string) capacitySource {
+	if r, ok := strings.CutPrefix(s, "reservation:"); ok {
+		return capacitySource{reservation: r}
+	}
+	return capacitySource{kind: s}
+}
+
+// poolKind is the kind of capacity a pool asks for when it consumes no reservation.
+func poolKind(p *nodePool) string {
+	cfg := p.PB.GetConfig()
+	switch {
+	case cfg.GetSpot():
+		return CapacitySpot
+	case cfg.GetFlexStart():
+		return CapacityFlexStart
+	}
+	return CapacityOnDemand
+}
+
+// usedLocked is what the pools holding chips of source in zone z hold, p's own chips excepted.
+func (e *Emulator) usedLocked(p *nodePool, z string, source capacitySource) int {
+	used := 0
+	for _, oc := range e.st.clusters {
+		for _, op := range oc.Pools {
+			if op != p && op.Reserved && op.Generation == p.Generation && contains(op.Zones, z) && parseCapacitySource(op.Source) == source {
+				used += op.ChipsPerNode * op.NodeCount
+			}
+		}
+	}
+	return used
+}
+
+// checkCapacityLocked finds, in every zone of pool p, room for count nodes, and records where
+// their chips come from (p.Source). A pool naming a reservation (SPECIFIC_RESERVATION, key
+// compute.googleapis.com/reservation-name, value NAME or projects/PROJECT/reservations/NAME, with
+// /reservationBlocks/BLOCK for a block: containerpb ReservationAffinity; xpk
+// core/reservation.py) takes its chips from it and from nothing else; one with ANY_RESERVATION, or
+// no affinity (Compute Engine's default consumes matching reservations), from a matching
+// reservation with room that does not require to be named, else from its kind; NO_RESERVATION from
+// its kind. A zone without room is a GCE_STOCKOUT. Chips the pool already holds count as free for
+// it.
 func (e *Emulator) checkCapacityLocked(c *cluster, p *nodePool, count int) *apiError {
 	if p.Generation == "" {
 		return nil
 	}
+	affinity := p.PB.GetConfig().GetReservationAffinity()
+	need := count * p.ChipsPerNode
 	for _, z := range p.Zones {
-		limit := e.ctl.limit(e.ctl.capacity, z, p.Generation)
-		if limit < 0 {
-			continue
+		var source capacitySource
+		switch affinity.GetConsumeReservationType() {
+		case containerpb.ReservationAffinity_SPECIFIC_RESERVATION:
+			r, err := e.namedReservation(c, p, z, affinity)
+			if err != nil {
+				return err
+			}
+			source = capacitySource{reservation: reservationKey(r.Project, r.Zone, r.Name)}
+			if free := r.Chips - e.usedLocked(p, z, source); need > free {
+				// xpk's test quotes GKE for a reservation without room: "the nodes ... cannot be
+				// created now due to lack of capacity in your reservation" (AI-Hypercomputer/xpk
+				// src/xpk/core/nodepool_test.py); a stockout for whoever falls back elsewhere.
+				return &apiError{
+					HTTPStatus: 429, Code: codes.ResourceExhausted, Reason: containerpb.StatusCondition_GCE_STOCKOUT.String(),
+					Message: fmt.Sprintf("TPU: the nodes of node pool %q cannot be created now due to lack of capacity in your "+
+						"reservation %s (%d chips needed, %d of %d free).", p.PB.Name, reservationKey(r.Project, r.Zone, r.Name), need, max(free, 0), r.Chips),
+				}
+			}
+		case containerpb.ReservationAffinity_NO_RESERVATION:
+			source = capacitySource{kind: poolKind(p)}
+		default:
+			source = capacitySource{kind: poolKind(p)}
+			if r, ok := e.anyReservationLocked(c.Project, p, z, need); ok {
+				source = capacitySource{reservation: reservationKey(r.Project, r.Zone, r.Name)}
+			}
 		}
-		used := 0
-		for _, oc := range e.st.clusters {
-			for _, op := range oc.Pools {
-				if op != p && op.Reserved && op.Generation == p.Generation && contains(op.Zones, z) {
-					used += op.ChipsPerNode * op.NodeCount
+		if source.kind != "" {
+			limit := e.ctl.limit(e.ctl.capacity, z, p.Generation, source.kind)
+			if used := e.usedLocked(p, z, source); limit >= 0 && used+need > limit {
+				kind := ""
+				if source.kind != CapacityOnDemand {
+					kind = source.kind + " "
+				}
+				return &apiError{
+					HTTPStatus: 429, Code: codes.ResourceExhausted, Reason: containerpb.StatusCondition_GCE_STOCKOUT.String(),
+					Message: fmt.Sprintf("Google Compute Engine: The zone 'projects/%s/zones/%s' does not have enough resources "+
+						"available to fulfill the request. Try a different zone, or try again later. (node pool %q needs %d %s%s "+
+						"chips, %d of %d are free)", c.Project, z, p.PB.Name, need, kind, p.Generation, max(limit-used, 0), limit),
 				}
 			}
 		}
-		if used+count*p.ChipsPerNode > limit {
-			return &apiError{
-				HTTPStatus: 429, Code: codes.ResourceExhausted, Reason: containerpb.StatusCondition_GCE_STOCKOUT.String(),
-				Message: fmt.Sprintf("Google Compute Engine: The zone 'projects/%s/zones/%s' does not have enough resources "+
-					"available to fulfill the request. Try a different zone, or try again later. (node pool %q needs %d %s "+
-					"chips, %d of %d are free)", c.Project, z, p.PB.Name, count*p.ChipsPerNode, p.Generation, max(limit-used, 0), limit),
-			}
-		}
+		p.Source = source.String()
 	}
 	return nil
+}
+
+// namedReservation is the reservation a SPECIFIC_RESERVATION affinity names, in zone z.
+func (e *Emulator) namedReservation(c *cluster, p *nodePool, z string, a *containerpb.ReservationAffinity) (Reservation, *apiError) {
+	if a.GetKey() != reservationNameKey || len(a.GetValues()) != 1 {
+		return Reservation{}, errInvalid("Node pool %q: a SPECIFIC_RESERVATION affinity needs key %q and one value, the reservation's name.",
+			p.PB.Name, reservationNameKey)
+	}
+	project, name, block := c.Project, a.GetValues()[0], ""
+	if rest, ok := strings.CutPrefix(name, "projects/"); ok {
+		if project, name, ok = strings.Cut(rest, "/reservations/"); !ok {
+			return Reservation{}, errInvalid("Node pool %q: reservation %q: write it as NAME or projects/PROJECT/reservations/NAME.", p.PB.Name, a.GetValues()[0])
+		}
+	}
+	name, block, _ = strings.Cut(name, "/reservationBlocks/")
+	e.ctl.mu.Lock()
+	r, ok := e.ctl.reservations[reservationKey(project, z, name)]
+	e.ctl.mu.Unlock()
+	// The emulator's wording: GKE's answer to a reservation that does not exist was not found. Its
+	// answer to one that does not fit the pool is xpk's: "Reservation '...' is incorrect for the
+	// requested resources." (xpk src/xpk/core/nodepool_test.py).
+	switch {
+	case !ok:
+		return Reservation{}, newError(codes.NotFound, "Reservation %q was not found in project %q, zone %q.", name, project, z)
+	case r.Generation != p.Generation:
+		return Reservation{}, errInvalid("Reservation '%s' is incorrect for the requested resources.", reservationKey(project, z, name))
+	case block != "" && !contains(r.Blocks, block):
+		return Reservation{}, newError(codes.NotFound, "Reservation block %q of reservation %q was not found.", block, name)
+	}
+	return r, nil
+}
+
+// anyReservationLocked is a reservation of project that ANY_RESERVATION consumes for need chips of
+// p in z. Another project's reservation is consumed only by name: the emulator does not model the
+// projects a reservation is shared with.
+func (e *Emulator) anyReservationLocked(project string, p *nodePool, z string, need int) (Reservation, bool) {
+	e.ctl.mu.Lock()
+	var candidates []Reservation
+	for _, r := range e.ctl.reservations {
+		if r.Project == project && r.Zone == z && r.Generation == p.Generation && !r.SpecificOnly {
+			candidates = append(candidates, r)
+		}
+	}
+	e.ctl.mu.Unlock()
+	sort.Slice(candidates, func(i, j int) bool { return candidates[i].Name < candidates[j].Name })
+	for _, r := range candidates {
+		if r.Chips-e.usedLocked(p, z, capacitySource{reservation: reservationKey(r.Project, r.Zone, r.Name)}) >= need {
+			return r, true
+		}
+	}
+	return Reservation{}, false
+}
+
+// reservationNameKey is the affinity key that names reservations (containerpb ReservationAffinity:
+// "specify compute.googleapis.com/reservation-name as the key").
+const reservationNameKey = "compute.googleapis.com/reservation-name"
+
+func reservationKey(project, zone, name string) string {
+	return "projects/" + project + "/zones/" + zone + "/reservations/" + name
 }
 
 // checkQuotaLocked refuses, with RESOURCE_EXHAUSTED, pools that would take a project over its TPU
@@ -48,7 +188,7 @@ func (e *Emulator) checkQuotaLocked(project string, pools []*nodePool) *apiError
 		}
 	}
 	for gen, n := range want {
-		limit := e.ctl.limit(e.ctl.quota, project, gen)
+		limit := e.ctl.limit(e.ctl.quota, project, gen, "")
 		if limit < 0 {
 			continue
 		}

@@ -150,3 +150,13 @@ func (c *Client) DNSEndpointCA(ctx context.Context) ([]byte, error) {
 	err := c.call(ctx, "GET", "dnsEndpointCA", nil, &out)
 	return []byte(out.PEM), err
 }
+
+// CreateReservation implements Controller.
+func (c *Client) CreateReservation(ctx context.Context, r Reservation) error {
+	return c.call(ctx, "POST", "reservations", r, nil)
+}
+
+// ScalePool implements Controller.
+func (c *Client) ScalePool(ctx context.Context, s PoolScale) error {
+	return c.call(ctx, "POST", "poolScales", s, nil)
+}

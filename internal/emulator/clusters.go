@@ -89,6 +89,9 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 	if err := checkRayVersion(pb.AddonsConfig, version); err != nil {
 		return nil, err
 	}
+	if err := validateClusterAutoscaling(pb.Autoscaling); err != nil {
+		return nil, err
+	}
 	if err := validateEndpoints(pb); err != nil {
 		return nil, err
 	}
@@ -113,7 +116,7 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 	e.mu.Lock()
 	policies := e.policyLookupLocked(n.Project, n.Location)
 	e.mu.Unlock()
-	cf := clusterFacts{location: n.Location, locations: pb.Locations, masterVersion: version, policies: policies}
+	cf := clusterFacts{location: n.Location, locations: pb.Locations, masterVersion: version, policies: policies, channel: createChannel(pb)}
 	var plans []*poolPlan
 	seen := map[string]bool{}
 	for _, in := range reqPools {
@@ -157,9 +160,7 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 		pb.ClusterIpv4Cidr = "10.4.0.0/14"
 	}
 	pb.ServicesIpv4Cidr = "10.0.0.0/24"
-	if pb.ReleaseChannel == nil {
-		pb.ReleaseChannel = &containerpb.ReleaseChannel{Channel: containerpb.ReleaseChannel_REGULAR}
-	}
+	pb.ReleaseChannel = &containerpb.ReleaseChannel{Channel: createChannel(pb)}
 	if pb.AddonsConfig == nil {
 		pb.AddonsConfig = &containerpb.AddonsConfig{}
 	}
@@ -169,6 +170,9 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 		poolPBs = append(poolPBs, p.pool.PB)
 	}
 	fillClusterDefaults(pb, n.Project, poolPBs)
+	if err := admitMaintenancePolicy(pb, now); err != nil {
+		return nil, err
+	}
 	refreshEndpoints(pb, 0)
 
 	e.mu.Lock()
@@ -392,6 +396,9 @@ func (e *Emulator) updateCluster(n resourceName, body []byte) (*containerpb.Oper
 		if err := e.checkDesiredNodePoolAutoscaling(c, req.Update); err != nil {
 			return nil, 0, err
 		}
+		if err := validateClusterAutoscaling(req.GetUpdate().GetDesiredClusterAutoscaling()); err != nil {
+			return nil, 0, err
+		}
 		return applyClusterUpdate(c, req.Update)
 	}, run)
 }
@@ -501,7 +508,9 @@ func (e *Emulator) rayCRDDelay() time.Duration {
 
 // scheduleRayLocked makes the cluster's KubeRay CRDs follow the Ray Operator add-on: created
 // RayCRDDelay after it is enabled, removed when it is disabled. A change supersedes any change
-// still in flight (including its waits), so quick toggles end in the last state asked for.
+// still in flight (including its waits), so quick toggles end in the last state asked for. The
+// TPU webhook's registration comes and goes with the CRDs, and once they are served the Ray
+// stack (kuberay_stack.go) waits for its first Pod and Ray object.
 func (e *Emulator) scheduleRayLocked(c *cluster) {
 	want := c.rayEnabled() && c.PB.Status != containerpb.Cluster_ERROR
 	if want == c.rayTarget {
@@ -521,7 +530,12 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 	}
 	enabled := time.Now()
 	e.goBackground(func(ctx context.Context) {
-		if !sleepCtx(ctx, delay) || !current() {
+		if !sleepCtx(ctx, delay) {
+			return
+		}
+		c.rayMu.Lock()
+		defer c.rayMu.Unlock()
+		if !current() {
 			return
 		}
 		// Retried until it succeeds or a newer add-on change supersedes it: GKE keeps
@@ -529,9 +543,9 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 		for {
 			var err error
 			if want {
-				err = e.installRayCRDs(ctx, c, current)
+				err = e.installRayAddon(ctx, c, current)
 			} else {
-				err = e.removeRayCRDs(ctx, c, current)
+				err = e.removeRayAddon(ctx, c, current)
 			}
 			if err == nil {
 				break
@@ -552,6 +566,11 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 		e.mu.Unlock()
 		if want && e.waitRayCRDsEstablished(ctx, c, current) == nil {
 			e.ctl.recordRayCRDs(RayCRDInstall{Cluster: c.Key, Start: enabled, End: time.Now()})
+			e.mu.Lock()
+			if c.rayGen == gen {
+				e.startRayStack(c)
+			}
+			e.mu.Unlock()
 		}
 	})
 }

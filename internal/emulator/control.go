@@ -41,7 +41,8 @@ type Controller interface {
 	ClearFaults(ctx context.Context) error
 	// FailNextOperation makes the next matching operation(s) end DONE with the given error.
 	FailNextOperation(ctx context.Context, f OperationFault) error
-	// FailHost marks one node of a pool NotReady and the pool RUNNING_WITH_ERROR.
+	// FailHost marks one node of a pool NotReady and the pool RUNNING_WITH_ERROR; on a cluster
+	// with the Ray Operator add-on, the node's Pods fail (nodeagent.go).
 	FailHost(ctx context.Context, h HostFailure) error
 	// Requests returns the GKE API request log, oldest first.
 	Requests(ctx context.Context) ([]RequestRecord, error)
@@ -51,6 +52,11 @@ type Controller interface {
 	// RayCRDInstalls returns, oldest first, how long each enabled Ray Operator add-on took to
 	// serve its KubeRay CRDs: work of the emulated GKE that, like an operation, a client waits for.
 	RayCRDInstalls(ctx context.Context) ([]RayCRDInstall, error)
+	// CreateReservation creates (or replaces) a Compute Engine reservation of TPU chips in a zone.
+	CreateReservation(ctx context.Context, r Reservation) error
+	// ScalePool does what the cluster autoscaler (or a fulfilled ProvisioningRequest) does: brings
+	// an autoscaled or queued node pool to a number of nodes, a multi-host slice to 0 or all hosts.
+	ScalePool(ctx context.Context, s PoolScale) error
 	// CreateResourcePolicy creates a Compute Engine workload policy at once (no operation), as
 	// `gcloud compute resource-policies create workload-policy` would have before a test starts.
 	CreateResourcePolicy(ctx context.Context, p ResourcePolicy) error
@@ -85,8 +91,37 @@ var _ Controller = (*Emulator)(nil)
 type Capacity struct {
 	Zone       string `json:"zone"`
 	Generation string `json:"generation"`
+	// Type is the kind of capacity: CapacityOnDemand (the default), CapacitySpot or
+	// CapacityFlexStart. Reservations have capacity of their own (Reservation).
+	Type string `json:"type,omitempty"`
 	// Chips is the zone's total for the generation; negative means unlimited (the default).
 	Chips int `json:"chips"`
+}
+
+// The kinds of capacity a zone has for a generation, each with its own stock: Compute Engine
+// offers TPUs on demand, as Spot VMs and as flex-start VMs (GKE "About GPU and TPU provisioning
+// with flex-start"), besides reservations.
+const (
+	CapacityOnDemand  = "on-demand"
+	CapacitySpot      = "spot"
+	CapacityFlexStart = "flex-start"
+)
+
+// Reservation is a Compute Engine reservation of TPU chips in a zone, which node pools consume by
+// reservation affinity: by name (SPECIFIC_RESERVATION, from another project when it is shared),
+// optionally one of its blocks, or any matching one (ANY_RESERVATION).
+type Reservation struct {
+	Project    string `json:"project"`
+	Zone       string `json:"zone"`
+	Name       string `json:"name"`
+	Generation string `json:"generation"`
+	// Chips is the reservation's size in chips.
+	Chips int `json:"chips"`
+	// Blocks are the names of its reservation blocks, if it has any.
+	Blocks []string `json:"blocks,omitempty"`
+	// SpecificOnly is Compute Engine's specificReservationRequired: only node pools that name the
+	// reservation consume it, never ones with ANY_RESERVATION.
+	SpecificOnly bool `json:"specificOnly,omitempty"`
 }
 
 // Quota is how many TPU chips of a generation a project may hold, in every location together.
@@ -203,7 +238,8 @@ type opFault struct {
 	err    *apiError
 }
 
-type capKey struct{ where, gen string }
+// capKey keys capacity (where a zone, typ the kind) and quota (where a project, typ empty).
+type capKey struct{ where, gen, typ string }
 
 // controlState is what the control API sets. It has its own lock, taken after e.mu when both are.
 type controlState struct {
@@ -212,13 +248,15 @@ type controlState struct {
 	latencies  map[string]time.Duration
 	capacity   map[capKey]int
 	quota      map[capKey]int
-	faults     []*fault
-	opFaults   []*opFault
-	requests   []RequestRecord
-	counters   map[string]int
-	rayCRDs    []RayCRDInstall
-	nextID     int
-	base       Options
+	// reservations by projects/{p}/zones/{z}/reservations/{name}.
+	reservations map[string]Reservation
+	faults       []*fault
+	opFaults     []*opFault
+	requests     []RequestRecord
+	counters     map[string]int
+	rayCRDs      []RayCRDInstall
+	nextID       int
+	base         Options
 }
 
 func newControlState(o Options) *controlState {
@@ -242,6 +280,7 @@ func (c *controlState) resetLocked() {
 	}
 	c.capacity = map[capKey]int{}
 	c.quota = map[capKey]int{}
+	c.reservations = map[string]Reservation{}
 	c.faults, c.opFaults = nil, nil
 	c.requests = nil
 	c.counters = map[string]int{}
@@ -257,11 +296,11 @@ func (c *controlState) latency(opType string) time.Duration {
 	return c.defLatency
 }
 
-// limit returns the capacity (or quota) for where/gen, or -1 for unlimited.
-func (c *controlState) limit(m map[capKey]int, where, gen string) int {
+// limit returns the capacity of a kind (or the quota, typ "") for where/gen, or -1 for unlimited.
+func (c *controlState) limit(m map[capKey]int, where, gen, typ string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n, ok := m[capKey{where, gen}]; ok {
+	if n, ok := m[capKey{where, gen, typ}]; ok {
 		return n
 	}
 	return -1
@@ -408,9 +447,17 @@ func (e *Emulator) SetCapacity(ctx context.Context, c Capacity) error {
 	if !isZone(c.Zone) {
 		return fmt.Errorf("capacity is per zone (like us-central2-b), got %q", c.Zone)
 	}
+	typ := c.Type
+	switch typ {
+	case "":
+		typ = CapacityOnDemand
+	case CapacityOnDemand, CapacitySpot, CapacityFlexStart:
+	default:
+		return fmt.Errorf("capacity type %q: want %s, %s or %s", c.Type, CapacityOnDemand, CapacitySpot, CapacityFlexStart)
+	}
 	e.ctl.mu.Lock()
 	defer e.ctl.mu.Unlock()
-	e.ctl.capacity[capKey{c.Zone, g.Name}] = c.Chips
+	e.ctl.capacity[capKey{c.Zone, g.Name, typ}] = c.Chips
 	return nil
 }
 
@@ -425,7 +472,7 @@ func (e *Emulator) SetQuota(ctx context.Context, q Quota) error {
 	}
 	e.ctl.mu.Lock()
 	defer e.ctl.mu.Unlock()
-	e.ctl.quota[capKey{q.Project, g.Name}] = q.Chips
+	e.ctl.quota[capKey{q.Project, g.Name, ""}] = q.Chips
 	return nil
 }
 
@@ -615,6 +662,8 @@ func (e *Emulator) controlHandler() http.Handler {
 		return map[string]any{"counters": c}, err
 	})
 	handle("POST "+controlPrefix+"resourcePolicies", withBody(e.CreateResourcePolicy))
+	handle("POST "+controlPrefix+"reservations", withBody(e.CreateReservation))
+	handle("POST "+controlPrefix+"poolScales", withBody(e.ScalePool))
 	handle("GET "+controlPrefix+"dnsEndpointCA", func(r *http.Request) (any, error) {
 		return map[string]string{"pem": string(e.DNSEndpointCAPEM())}, nil
 	})

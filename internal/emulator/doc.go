@@ -16,9 +16,9 @@
 // "export RAYTPU_CONTAINER_ENDPOINT=..." and "export GOOGLE_OAUTH_ACCESS_TOKEN=..." and serves until
 // SIGINT/SIGTERM; with -state-dir it keeps its clusters across restarts.
 //
-// Start needs kube-apiserver, etcd and the KubeRay CRDs, built by `make tools`
-// (tools/install-kube.sh) into DefaultKubeBinDir(); RAYTPU_KUBE_BIN_DIR points elsewhere. A
-// missing binary is an error naming `make tools`.
+// Start needs kube-apiserver, etcd, kube-scheduler, KubeRay's ray-operator and the KubeRay CRDs,
+// built by `make tools` (tools/install-kube.sh) into DefaultKubeBinDir(); RAYTPU_KUBE_BIN_DIR
+// points elsewhere. A missing binary is an error naming `make tools`.
 //
 // # The GKE API
 //
@@ -197,6 +197,15 @@
 // Kubernetes' syntax, and labels in the kubernetes.io and k8s.io namespaces other than the
 // kubelet's own get "Applying kubernetes label is not allowed: KEY.".
 //
+// Maintenance policies (rules_maintenance.go), at creation and by SetMaintenancePolicy, after GKE's
+// "Maintenance windows and exclusions" pages: a daily window HH:MM, reported lasting PT4H0M0S, or a
+// recurring window whose RRULE (DAILY, WEEKLY, MONTHLY; not HOURLY, MINUTELY, SECONDLY) leaves 48
+// hours of maintenance in any 32 days, counting blocks of 4 hours or more; at most 20 exclusions,
+// at most 3 NO_UPGRADES, which last at most 30 days and leave 48 free hours in any 32 days
+// ("maintenance policy would go longer than 32d without 48h maintenance availability"); other
+// scopes end at most 180 days ahead and need a release channel. SetMaintenancePolicy needs the
+// policy's current resourceVersion, new after every change; a stale one gets 409 ABORTED.
+//
 // # Kubernetes
 //
 // Each cluster has its own kube-apiserver on 127.0.0.1 (HTTPS, its own CA, reported as endpoint
@@ -212,15 +221,103 @@
 // Enabling the Ray Operator add-on creates the KubeRay CRDs (rayclusters, rayjobs, rayservices of
 // the ray-operator version in go.mod) Options.RayCRDDelay later; disabling it deletes them.
 //
+// # Ray on the slices
+//
+// A cluster with the Ray Operator add-on runs what consumes its RayCluster worker groups on GKE,
+// so that Ray Pods land on whole TPU slices as they would there (kuberay_stack.go):
+//   - GKE's KubeRay TPU webhook (webhook_tpu.go): registered with the CRDs as a
+//     MutatingWebhookConfiguration (Pods, CREATE, objectSelector app.kubernetes.io/name=kuberay)
+//     and a ValidatingWebhookConfiguration (RayClusters, CREATE), both calling an HTTPS server of
+//     the emulator with its own CA in caBundle, so the kube-apiserver itself calls it, as
+//     ai-on-gke/kuberay-tpu-webhook@ef658db registers and implements it (cited WH:line). A Pod
+//     asking google.com/tpu with labels ray.io/cluster and ray.io/group and the
+//     cloud.google.com/gke-tpu-topology node selector gets TPU_WORKER_ID (its host index),
+//     TPU_NAME (<group>-<replica>), TPU_DEVICE_PLUGIN_HOST_IP and _ADDR, and, when the topology
+//     holds more than one host at its request (hosts = max(chips / request, 1)),
+//     TPU_WORKER_HOSTNAMES (<group>-<replica>-<host>.<cluster>-headless, comma separated),
+//     hostname, subdomain and the Pod affinity that keeps a replica on one node pool (topologyKey
+//     cloud.google.com/gke-nodepool) and other replicas and RayClusters off it; MEGASCALE_* when
+//     MEGASCALE_NUM_SLICES is set, TPU_PROCESS_* on tpu7x. Replica and host come from KubeRay's
+//     labels when it sets both, else from the group's Pods (label replicaIndex). A RayCluster
+//     whose TPU worker group's numOfHosts is not that host count is refused: "admission webhook
+//     "raycluster-kuberay-tpu-webhook.ray-system.svc" denied the request: Number of workers in
+//     worker group not equal to specified topology"; a group without numOfHosts, topology or TPU
+//     request, like a TPU Pod without the labels or the selector, fails the webhook call (403).
+//   - KubeRay's ray-operator (the version in go.mod), started on the first RayCluster, RayJob or
+//     RayService, with a kubeconfig, --enable-leader-election=false and the feature gate
+//     RayMultiHostIndexing=true, under which KubeRay labels each multi-host replica's Pods with
+//     their replica and host index and creates and deletes them together (Alpha and off by
+//     default in v1.5.0, on in v1.6.0; GKE's add-on does not publish its gates).
+//   - kube-scheduler (k8s.io/kubernetes at the pinned version), started on the first Pod: node
+//     selectors, the TPU taint's tolerations, google.com/tpu requests and the webhook's affinity
+//     are Kubernetes' own to decide.
+//   - A node agent (nodeagent.go), started with the scheduler, plays the kubelet of the emulated
+//     nodes: a Pod bound to a Ready node is Running and Ready at once, with container statuses, a
+//     Pod IP from the node's /24 of the cluster's Pod range and the node's InternalIP as hostIP; a
+//     Pod being deleted is removed (grace period 0, as the kubelet's last delete). A failed host
+//     (FailHost) fails its Pods: Ready false and phase Failed, reason NodeLost, containers
+//     terminated ContainerStatusUnknown (the node lifecycle controller's and kubelet's words), and
+//     KubeRay replaces them, a multi-host replica whole. A Pod whose node is gone is failed and
+//     deleted as the Pod garbage collector does; the Pods, Services and RayClusters of a deleted
+//     RayCluster, RayJob or RayService are deleted as the garbage collector does (no
+//     kube-controller-manager runs: batch Jobs, hence RayJob submitters, never run).
+//
+// Nothing of it runs on a cluster without the add-on (its Pods stay Pending), and on one with it
+// only what has been needed; it stops with the cluster (delete, Reset, Close) and when the add-on
+// is disabled. While running, kube-scheduler takes about 65 MB and ray-operator about 47 MB of
+// memory (RSS) per cluster.
+//
+// # Node auto-provisioning
+//
+// Cluster.autoscaling takes and reports GKE's node auto-provisioning settings
+// (enableNodeAutoprovisioning, resourceLimits, autoprovisioningLocations,
+// autoprovisioningNodePoolDefaults, ...), in a create and in UpdateCluster's
+// desiredClusterAutoscaling, with GKE's refusals: "Resource limits are supported only with node
+// autoprovisioning.", "Resource limits for cpu, memory must be specified when enabling node
+// autoprovisioning.", "Invalid resource: X." and "Resource_limit.maximum must be greater than 0."
+// (nap.go cites them). On a cluster with the Ray Operator add-on (where the scheduler runs), a Pod
+// the scheduler marked Unschedulable whose node selector names a TPU accelerator and topology gets
+// a node pool of its slice, as GKE's NAP would make it: nap-<machine type, cropped to 14>-<8
+// random characters>, autoscaling.autoprovisioned true, the generation's machine type whose chips
+// per VM are the Pod's google.com/tpu request (a v6e 2x4 at 4 chips is two ct6e-standard-4t
+// hosts, at 8 one ct6e-standard-8t), all its hosts, COMPACT with its tpuTopology when multi-host,
+// in the first autoprovisioning location (else the cluster's first zone), one pool per replica of
+// a multi-host worker group. The pool is created as CreateNodePool creates one (validation,
+// quota, capacity, a CREATE_NODE_POOL operation under GKE's concurrency rules, retried when
+// refused) and shows in ListNodePools and GetNodePool. NAP keeps the chips of the cluster's
+// auto-provisioned pools within the resourceLimits maximum of the accelerator (none without one),
+// needs GKE 1.27.6 for v4 and v5e, 1.28.7-gke.1020000 (1.28) or 1.29.2-gke.1035000 for v5p and
+// 1.31.1-gke.1146000 for v6e, and skips a multi-host tpu7x slice, which needs a workload policy
+// NAP cannot create. The Pods get the cluster autoscaler's events: TriggeredScaleUp, or
+// NotTriggerScaleUp ("pod didn't trigger scale-up: 1 max cluster tpu-v6e-slice limit reached").
+// Auto-provisioned pools are never scaled down or deleted.
+//
 // # Control
 //
 // Controller (implemented by *Emulator in-process and by *Client over HTTP) resets the emulator,
-// sets latencies, zone capacity and project quota, injects request faults and operation faults,
+// sets latencies, zone capacity and project quota, creates reservations, scales autoscaled and
+// queued node pools as the cluster autoscaler would, injects request faults and operation faults,
 // fails hosts, creates resource policies, hands out the DNS endpoint CA, and reads the request log,
 // the per-method counters and how long each Ray Operator add-on took to serve its CRDs. Its HTTP
 // form, under /emulator/v1/ with the same bearer token: POST reset, PUT latencies, POST capacity,
-// POST quota, POST and DELETE faults, POST operationFaults, POST hostFailures, POST
-// resourcePolicies, GET dnsEndpointCA, GET requests, GET counters, GET rayCRDInstalls.
+// POST quota, POST reservations, POST poolScales, POST and DELETE faults, POST operationFaults,
+// POST hostFailures, POST resourcePolicies, GET dnsEndpointCA, GET requests, GET counters, GET
+// rayCRDInstalls.
+//
+// # Capacity
+//
+// A zone's TPU chips come in kinds, each with its own stock (Capacity.Type): on demand, Spot and
+// flex-start (GKE "About GPU and TPU provisioning with flex-start"), unlimited until set. Reservations
+// (Reservation) hold chips of their own in a zone: a pool naming one (SPECIFIC_RESERVATION, key
+// compute.googleapis.com/reservation-name, value NAME, projects/PROJECT/reservations/NAME for a
+// shared one, with /reservationBlocks/BLOCK for a block: containerpb ReservationAffinity, xpk
+// core/reservation.py) takes its chips from it alone; ANY_RESERVATION, or no affinity, takes them
+// from a reservation that does not require to be named, else from the pool's kind; NO_RESERVATION
+// from its kind. A pool without room ends its creation in GCE_STOCKOUT, in ERROR, holding nothing
+// (for a full reservation with xpk's quote of GKE, "... cannot be created now due to lack of
+// capacity in your reservation"). Queued and flex-start pools start empty: ScalePool brings them
+// their hosts when a request is fulfilled, and scales autoscaled pools, a multi-host slice as one
+// unit, to zero or to all of its hosts (GKE "About TPUs in GKE").
 //
 // A request fault (Fault) matches GKE and Compute Engine requests by method, path and RPC (a
 // ClusterManager method or a Compute method id such as compute.resourcePolicies.insert). By

@@ -34,7 +34,8 @@ type Options struct {
 	// StateDir keeps clusters, pools, operations, key material and etcd data across restarts.
 	// Empty means a temporary folder removed by Close.
 	StateDir string
-	// KubeBinDir holds kube-apiserver and etcd; default DefaultKubeBinDir().
+	// KubeBinDir holds kube-apiserver, etcd, kube-scheduler and ray-operator; default
+	// DefaultKubeBinDir().
 	KubeBinDir string
 	// CRDDir holds the KubeRay CRD YAML files; default <KubeBinDir>/kuberay-crds.
 	CRDDir string
@@ -67,6 +68,8 @@ type Emulator struct {
 	server   *http.Server
 	endpoint string
 	dnsPKI   *dnsEndpointPKI
+	// rayAddon serves what the Ray Operator add-on's clusters share (kuberay_stack.go).
+	rayAddon rayAddonState
 
 	mu    sync.Mutex
 	st    *state
@@ -150,6 +153,9 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 // Endpoint is the API root, http://127.0.0.1:PORT: the value for option.WithEndpoint and for the
 // provider's container_endpoint.
 func (e *Emulator) Endpoint() string { return e.endpoint }
+
+// ComputeEndpoint is the Compute Engine API root, the value for the provider's compute_endpoint.
+func (e *Emulator) ComputeEndpoint() string { return e.endpoint + computePrefix }
 
 // Token is the bearer token the emulator and its clusters accept.
 func (e *Emulator) Token() string { return e.token }

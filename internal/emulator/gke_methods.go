@@ -59,16 +59,8 @@ func (e *Emulator) setClusterField(rpc string, n resourceName, body []byte) (*co
 		}
 		update = &containerpb.ClusterUpdate{DesiredMasterVersion: req.MasterVersion}
 	case "SetMaintenancePolicy":
-		var req containerpb.SetMaintenancePolicyRequest
-		if err := decodeBody(body, &req); err != nil {
-			return nil, err
-		}
-		set = func(c *cluster) {
-			c.PB.MaintenancePolicy = cloneMsg(req.MaintenancePolicy)
-			if c.PB.MaintenancePolicy != nil {
-				c.PB.MaintenancePolicy.ResourceVersion = randomHex(4)
-			}
-		}
+		// Checked by the maintenance rules (rules_maintenance.go).
+		return e.setMaintenancePolicy(n, body)
 	case "SetMasterAuth":
 		var req containerpb.SetMasterAuthRequest
 		if err := decodeBody(body, &req); err != nil {
@@ -132,6 +124,13 @@ func (e *Emulator) setNodePoolField(rpc string, n resourceName, body []byte) (*c
 	}
 	if err := e.clusterReadyLocked(c, p.PB.Name); err != nil {
 		return nil, err
+	}
+	if rpc == "SetNodePoolManagement" {
+		check := cloneNodePool(p.PB)
+		set(&nodePool{PB: check})
+		if err := checkManagement(c.PB.GetReleaseChannel().GetChannel(), check); err != nil {
+			return nil, err
+		}
 	}
 	op, err := e.newOperationLocked(c, typ, n.poolKey(), p.PB.Name)
 	if err != nil {

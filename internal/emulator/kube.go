@@ -21,13 +21,14 @@ const KubernetesVersion = "v1.34.4"
 
 // Environment variables read by the emulator.
 const (
-	// EnvKubeBinDir overrides the folder holding kube-apiserver, etcd and kuberay-crds/.
+	// EnvKubeBinDir overrides the folder holding kube-apiserver, etcd, kube-scheduler,
+	// ray-operator and kuberay-crds/.
 	EnvKubeBinDir = "RAYTPU_KUBE_BIN_DIR"
 	// EnvToolsCache is the tools cache root shared with tools/install-*.sh.
 	EnvToolsCache = "RAYTPU_TOOLS_CACHE"
 )
 
-// DefaultKubeBinDir is where the emulator looks for kube-apiserver and etcd: $RAYTPU_KUBE_BIN_DIR,
+// DefaultKubeBinDir is where the emulator looks for its binaries: $RAYTPU_KUBE_BIN_DIR,
 // else ${RAYTPU_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/raytpu/tools}/kubernetes-<version>,
 // the folder tools/install-kube.sh (make tools) fills.
 func DefaultKubeBinDir() string {
@@ -51,6 +52,10 @@ type kubeBinaries struct {
 	APIServer string
 	Etcd      string
 	CRDDir    string
+	// Scheduler (kube-scheduler of the same Kubernetes) and RayOperator (KubeRay's ray-operator
+	// of the version in go.mod) run for clusters with the Ray Operator add-on (kuberay_stack.go).
+	Scheduler   string
+	RayOperator string
 }
 
 // kubeRayCRDFiles are the CRDs GKE's Ray Operator add-on installs.
@@ -65,9 +70,11 @@ func findKubeBinaries(binDir, crdDir string) (*kubeBinaries, error) {
 		crdDir = filepath.Join(binDir, "kuberay-crds")
 	}
 	b := &kubeBinaries{
-		APIServer: filepath.Join(binDir, "kube-apiserver"),
-		Etcd:      filepath.Join(binDir, "etcd"),
-		CRDDir:    crdDir,
+		APIServer:   filepath.Join(binDir, "kube-apiserver"),
+		Etcd:        filepath.Join(binDir, "etcd"),
+		CRDDir:      crdDir,
+		Scheduler:   filepath.Join(binDir, "kube-scheduler"),
+		RayOperator: filepath.Join(binDir, "ray-operator"),
 	}
 	hint := fmt.Sprintf("run `make tools` (tools/install-kube.sh) to build them, or set %s to a folder that has them", EnvKubeBinDir)
 	for _, bin := range []string{b.APIServer, b.Etcd} {
@@ -79,6 +86,12 @@ func findKubeBinaries(binDir, crdDir string) (*kubeBinaries, error) {
 	for _, f := range kubeRayCRDFiles {
 		if _, err := os.Stat(filepath.Join(crdDir, f)); err != nil {
 			return nil, fmt.Errorf("emulator: KubeRay CRD %s not found in %s: %s", f, crdDir, hint)
+		}
+	}
+	for _, bin := range []string{b.Scheduler, b.RayOperator} {
+		st, err := os.Stat(bin)
+		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			return nil, fmt.Errorf("emulator: %s not found or not executable: %s", filepath.Base(bin), hint)
 		}
 	}
 	return b, nil

@@ -126,7 +126,7 @@ func TestLegacyZonalPaths(t *testing.T) {
 	wait(zones.Clusters.NodePools.Autoscaling(testProject, testZone, sharedClusterID, "zonal", &gcontainer.SetNodePoolAutoscalingRequest{
 		Autoscaling: &gcontainer.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 5}}).Do())
 	op = wait(zones.Clusters.NodePools.SetManagement(testProject, testZone, sharedClusterID, "zonal", &gcontainer.SetNodePoolManagementRequest{
-		Management: &gcontainer.NodeManagement{AutoUpgrade: true}}).Do())
+		Management: &gcontainer.NodeManagement{AutoUpgrade: true, AutoRepair: true}}).Do())
 	if op.OperationType != "SET_NODE_POOL_MANAGEMENT" {
 		t.Fatalf("setManagement operation %+v", op)
 	}
@@ -134,7 +134,7 @@ func TestLegacyZonalPaths(t *testing.T) {
 		Labels: &gcontainer.NodeLabels{Labels: map[string]string{"team": "ray"}}}).Do())
 	wait(zones.Clusters.NodePools.Rollback(testProject, testZone, sharedClusterID, "zonal", &gcontainer.RollbackNodePoolUpgradeRequest{}).Do())
 	np, err = zones.Clusters.NodePools.Get(testProject, testZone, sharedClusterID, "zonal").Do()
-	if err != nil || !np.Autoscaling.Enabled || np.Autoscaling.MaxNodeCount != 5 || np.Management.AutoRepair || !np.Management.AutoUpgrade ||
+	if err != nil || !np.Autoscaling.Enabled || np.Autoscaling.MaxNodeCount != 5 || !np.Management.AutoRepair || !np.Management.AutoUpgrade ||
 		np.Config.Labels["team"] != "ray" || np.Status != "RUNNING" {
 		t.Fatalf("pool after the zonal setters: %+v %+v %+v %v", np.Autoscaling, np.Management, np.Config, err)
 	}
@@ -149,8 +149,13 @@ func TestLegacyZonalPaths(t *testing.T) {
 	wait(zones.Clusters.LegacyAbac(testProject, testZone, sharedClusterID, &gcontainer.SetLegacyAbacRequest{Enabled: true}).Do())
 	wait(zones.Clusters.SetNetworkPolicy(testProject, testZone, sharedClusterID, &gcontainer.SetNetworkPolicyRequest{
 		NetworkPolicy: &gcontainer.NetworkPolicy{Enabled: true, Provider: "CALICO"}}).Do())
+	// The policy's current resourceVersion goes with the change, as GKE's API reference asks.
+	cl, err = zones.Clusters.Get(testProject, testZone, sharedClusterID).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
 	wait(d.Projects.Locations.Clusters.SetMaintenancePolicy(testLocation+"/clusters/"+sharedClusterID, &gcontainer.SetMaintenancePolicyRequest{
-		MaintenancePolicy: &gcontainer.MaintenancePolicy{Window: &gcontainer.MaintenanceWindow{
+		MaintenancePolicy: &gcontainer.MaintenancePolicy{ResourceVersion: cl.MaintenancePolicy.ResourceVersion, Window: &gcontainer.MaintenanceWindow{
 			DailyMaintenanceWindow: &gcontainer.DailyMaintenanceWindow{StartTime: "03:00"}}}}).Do())
 	wait(d.Projects.Locations.Clusters.Update(testLocation+"/clusters/"+sharedClusterID, &gcontainer.UpdateClusterRequest{Update: &gcontainer.ClusterUpdate{
 		DesiredLoggingConfig: &gcontainer.LoggingConfig{ComponentConfig: &gcontainer.LoggingComponentConfig{EnableComponents: []string{"SYSTEM_COMPONENTS"}}},

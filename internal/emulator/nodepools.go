@@ -60,14 +60,20 @@ func (e *Emulator) createNodePool(n resourceName, body []byte) (*containerpb.Ope
 	if err := decodeBody(body, &req); err != nil {
 		return nil, err
 	}
+	return e.startCreateNodePool(n, req.NodePool)
+}
+
+// startCreateNodePool validates node pool np of the cluster n names and starts its
+// CREATE_NODE_POOL operation: the path of CreateNodePool and of node auto-provisioning alike.
+func (e *Emulator) startCreateNodePool(n resourceName, np *containerpb.NodePool) (*containerpb.Operation, *apiError) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, err := e.lookupClusterLocked(n)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := planNodePool(clusterFacts{location: c.Location, locations: c.PB.Locations, masterVersion: c.PB.CurrentMasterVersion,
-		policies: e.policyLookupLocked(c.Project, c.Location)}, req.NodePool)
+	plan, err := planNodePool(clusterFacts{location: c.Location, locations: c.PB.Locations, masterVersion: c.PB.CurrentMasterVersion, channel: c.PB.GetReleaseChannel().GetChannel(),
+		policies: e.policyLookupLocked(c.Project, c.Location)}, np)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +214,7 @@ func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Ope
 		return nil, errInvalid("Node pool %q: changing node locations is not supported by the emulator.", p.PB.Name)
 	}
 	// The pool keeps the initial node count it was created with, which its rules held then.
-	checked, err := planNodePool(clusterFacts{location: c.Location, locations: p.Zones, masterVersion: c.PB.CurrentMasterVersion,
+	checked, err := planNodePool(clusterFacts{location: c.Location, locations: p.Zones, masterVersion: c.PB.CurrentMasterVersion, channel: c.PB.GetReleaseChannel().GetChannel(),
 		policies: e.policyLookupLocked(c.Project, c.Location)}, cloneNodePool(next))
 	if err != nil {
 		return nil, err

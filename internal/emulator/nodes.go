@@ -477,6 +477,9 @@ func (e *Emulator) removeRayCRDs(ctx context.Context, c *cluster, current func()
 		return err
 	}
 	for _, crd := range crds {
+		if !current() {
+			return errSuperseded
+		}
 		err := api.Delete(ctx, crd.GetName(), metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting CRD %s: %w", crd.GetName(), err)

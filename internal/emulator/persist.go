@@ -70,6 +70,7 @@ type savedPool struct {
 	ChipsPerNode int             `json:"chipsPerNode,omitempty"`
 	MultiHost    bool            `json:"multiHost,omitempty"`
 	Reserved     bool            `json:"reserved,omitempty"`
+	Source       string          `json:"source,omitempty"`
 	FailedHosts  []int           `json:"failedHosts,omitempty"`
 	NodePool     json.RawMessage `json:"nodePool"`
 }
@@ -109,7 +110,7 @@ func (e *Emulator) saveLocked() error {
 		for _, p := range c.Pools {
 			sc.Pools = append(sc.Pools, savedPool{
 				UID: p.UID, Zones: p.Zones, NodeCount: p.NodeCount, Generation: p.Generation, Accelerator: p.Accelerator,
-				Topology: p.Topology, ChipsPerNode: p.ChipsPerNode, MultiHost: p.MultiHost, Reserved: p.Reserved,
+				Topology: p.Topology, ChipsPerNode: p.ChipsPerNode, MultiHost: p.MultiHost, Reserved: p.Reserved, Source: p.Source,
 				FailedHosts: p.FailedHosts, NodePool: marshalPB(p.PB),
 			})
 		}
@@ -217,7 +218,7 @@ func (e *Emulator) restore(ctx context.Context) error {
 		for _, sp := range sc.Pools {
 			p := &nodePool{UID: sp.UID, Zones: sp.Zones, NodeCount: sp.NodeCount, Generation: sp.Generation,
 				Accelerator: sp.Accelerator, Topology: sp.Topology, ChipsPerNode: sp.ChipsPerNode, MultiHost: sp.MultiHost,
-				Reserved: sp.Reserved, FailedHosts: sp.FailedHosts, PB: &containerpb.NodePool{}}
+				Reserved: sp.Reserved, Source: sp.Source, FailedHosts: sp.FailedHosts, PB: &containerpb.NodePool{}}
 			if err := protojson.Unmarshal(sp.NodePool, p.PB); err != nil {
 				e.mu.Unlock()
 				return fmt.Errorf("emulator: reading node pool of %s: %w", sc.Key, err)

@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// process is a child process (etcd or a kube-apiserver) in its own process group, killed with
-// the emulator: SIGKILL through Pdeathsig if the emulator dies, SIGTERM then SIGKILL to the whole
-// group on stop. Nothing outlives the emulator.
+// process is a child process (etcd, a kube-apiserver, a kube-scheduler or a ray-operator) in its
+// own process group, killed with the emulator: SIGKILL through Pdeathsig if the emulator dies,
+// SIGTERM then SIGKILL to the whole group on stop. Nothing outlives the emulator.
 type process struct {
 	name    string
 	cmd     *exec.Cmd

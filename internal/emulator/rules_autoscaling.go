@@ -157,7 +157,7 @@ func (e *Emulator) planAutoscalingLocked(c *cluster, p *nodePool, a *containerpb
 // clusterFactsLocked is what node pool validation needs to know of cluster c, for a pool in zones.
 func (e *Emulator) clusterFactsLocked(c *cluster, zones []string) clusterFacts {
 	return clusterFacts{
-		location: c.Location, locations: zones, masterVersion: c.PB.CurrentMasterVersion,
+		location: c.Location, locations: zones, masterVersion: c.PB.CurrentMasterVersion, channel: c.PB.GetReleaseChannel().GetChannel(),
 		policies: e.policyLookupLocked(c.Project, c.Location),
 	}
 }

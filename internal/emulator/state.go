@@ -56,7 +56,7 @@ type cluster struct {
 	dir     string
 	running map[string]*operation
 
-	apiMu sync.Mutex // guards api, kube, dyn, dnsSNI
+	apiMu sync.Mutex // guards api, kube, dyn, dnsSNI, rayStack
 	api   *apiServer
 	// dnsSNI says whether the running kube-apiserver serves the DNS endpoint's certificate.
 	dnsSNI bool
@@ -69,6 +69,12 @@ type cluster struct {
 	// rayGen increases with every add-on change, so a delayed CRD install that was overtaken by a
 	// later change does nothing.
 	rayGen int
+	// rayMu serialises the add-on's installs and removals: a removal still stopping the Ray stack
+	// must not delete the CRDs that a later install has just created.
+	rayMu sync.Mutex
+	// rayStack runs what consumes the cluster's Ray worker groups (kuberay_stack.go); guarded by
+	// apiMu.
+	rayStack *rayStack
 }
 
 func (c *cluster) pool(name string) *nodePool {
@@ -103,6 +109,8 @@ func (c *cluster) rayEnabled() bool {
 }
 
 func (c *cluster) stopAPIServer() {
+	// The components that talk to the kube-apiserver go first.
+	c.stopRayStack()
 	c.apiMu.Lock()
 	api := c.api
 	c.api, c.kube, c.dyn = nil, nil, nil
@@ -132,6 +140,8 @@ type nodePool struct {
 	MultiHost    bool
 	// Reserved is true while the pool holds zone capacity (ChipsPerNode × nodes).
 	Reserved bool
+	// Source is where those chips come from: a capacitySource in its string form.
+	Source string
 	// FailedHosts are worker indexes whose node is NotReady.
 	FailedHosts []int
 }

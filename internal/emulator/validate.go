@@ -46,6 +46,8 @@ type clusterFacts struct {
 	location      string
 	locations     []string // the cluster's node zones
 	masterVersion string
+	// channel is the cluster's release channel (checkManagement).
+	channel containerpb.ReleaseChannel_Channel
 	// policies resolves placementPolicy.policyName; nil when not enforced (checkPlacementPolicy).
 	policies policyLookup
 }
@@ -120,6 +122,9 @@ func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiErr
 		return nil, err
 	}
 	if err := checkCapacityOptions(np, machine); err != nil {
+		return nil, err
+	}
+	if err := checkManagement(cf.channel, np); err != nil {
 		return nil, err
 	}
 	if !isTPU {

@@ -2,6 +2,7 @@
 // provider by hand. It prints the settings that point the provider at it:
 //
 //	export RAYTPU_CONTAINER_ENDPOINT=http://127.0.0.1:PORT
+//	export RAYTPU_COMPUTE_ENDPOINT=http://127.0.0.1:PORT/compute/v1/
 //	export GOOGLE_OAUTH_ACCESS_TOKEN=<the token it accepts>
 //
 // and serves until SIGINT or SIGTERM, when it stops every kube-apiserver and etcd it started.
@@ -86,7 +87,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	exports := fmt.Sprintf("export RAYTPU_CONTAINER_ENDPOINT=%s\nexport GOOGLE_OAUTH_ACCESS_TOKEN=%s\n", e.Endpoint(), e.Token())
+	exports := fmt.Sprintf("export RAYTPU_CONTAINER_ENDPOINT=%s\nexport RAYTPU_COMPUTE_ENDPOINT=%s\nexport GOOGLE_OAUTH_ACCESS_TOKEN=%s\n",
+		e.Endpoint(), e.ComputeEndpoint(), e.Token())
 	if *envFile != "" {
 		if err := os.WriteFile(*envFile, []byte(exports), 0o600); err != nil {
 			e.Close()
@@ -97,7 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *stateDir != "" {
 		state = "state in " + *stateDir
 	}
-	logger.Printf("serving GKE at %s and Compute Engine at %s/compute/v1/ (%s); point the provider at it with:", e.Endpoint(), e.Endpoint(), state)
+	logger.Printf("serving GKE at %s and Compute Engine at %s (%s); point the provider at it with:", e.Endpoint(), e.ComputeEndpoint(), state)
 	fmt.Fprint(stdout, exports)
 	// Clusters' DNS-based endpoints (localhost:PORT) present certificates of this CA, GKE's
 	// publicly trusted roots in the emulator: a client trusts it with SSL_CERT_FILE.

@@ -34,19 +34,26 @@ func standalone(t *testing.T, args ...string) (endpoint, token string, stop func
 		pw.Close()
 	}()
 	sc := bufio.NewScanner(pr)
-	for (endpoint == "" || token == "") && sc.Scan() {
+	compute := ""
+	for (endpoint == "" || compute == "" || token == "") && sc.Scan() {
 		line := sc.Text()
 		if v, ok := strings.CutPrefix(line, "export RAYTPU_CONTAINER_ENDPOINT="); ok {
 			endpoint = v
+		}
+		if v, ok := strings.CutPrefix(line, "export RAYTPU_COMPUTE_ENDPOINT="); ok {
+			compute = v
 		}
 		if v, ok := strings.CutPrefix(line, "export GOOGLE_OAUTH_ACCESS_TOKEN="); ok {
 			token = v
 		}
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	if endpoint == "" || token == "" {
+	if endpoint == "" || compute == "" || token == "" {
 		cancel()
 		t.Fatalf("no export lines: %v", <-done)
+	}
+	if compute != endpoint+"/compute/v1/" {
+		t.Errorf("RAYTPU_COMPUTE_ENDPOINT = %q, want the Compute Engine root %s/compute/v1/", compute, endpoint)
 	}
 	stopped := false
 	stop = func() {

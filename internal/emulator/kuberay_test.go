@@ -1,0 +1,563 @@
+package emulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	container "cloud.google.com/go/container/apiv1"
+	"cloud.google.com/go/container/apiv1/containerpb"
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"google.golang.org/api/googleapi"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Ray on whole TPU slices, end to end through real clients: the GKE API creates the cluster and
+// its pools, KubeRay's Go types the RayClusters; the real KubeRay operator makes the Pods, the
+// real kube-scheduler places them, GKE's TPU webhook (served by the emulator and called by the
+// kube-apiserver) indexes them, the node agent runs them and NAP adds a slice.
+
+const rayTestImage = "rayproject/ray:2.55.0-py310-tpu"
+
+// tpuRayCluster is a RayCluster with one TPU worker group of replicas slices, each of hosts Pods
+// asking chips google.com/tpu, on the v6e topology given, as raytpu writes them.
+func tpuRayCluster(name, group string, replicas, hosts int32, chips int64, topology string) *rayv1.RayCluster {
+	tpus := resource.MustParse(strconv.FormatInt(chips, 10))
+	zero := int32(0)
+	head := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("2Gi")}
+	worker := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("32Gi"), "google.com/tpu": tpus}
+	return &rayv1.RayCluster{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "ray.io/v1", Kind: "RayCluster"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: rayv1.RayClusterSpec{
+			RayVersion: "2.55.0",
+			HeadGroupSpec: rayv1.HeadGroupSpec{
+				RayStartParams: map[string]string{},
+				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+					Name: "ray-head", Image: rayTestImage, Resources: corev1.ResourceRequirements{Requests: head, Limits: head},
+				}}}},
+			},
+			WorkerGroupSpecs: []rayv1.WorkerGroupSpec{{
+				GroupName: group, Replicas: &replicas, MinReplicas: &zero, MaxReplicas: &replicas, NumOfHosts: hosts,
+				RayStartParams: map[string]string{},
+				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+					Containers: []corev1.Container{{
+						Name: "ray-worker", Image: rayTestImage, Resources: corev1.ResourceRequirements{Requests: worker, Limits: worker},
+					}},
+					NodeSelector: map[string]string{"cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice", "cloud.google.com/gke-tpu-topology": topology},
+					Tolerations:  []corev1.Toleration{{Key: "google.com/tpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+				}},
+			}},
+		},
+	}
+}
+
+func createRayCluster(ctx context.Context, dyn dynamic.Interface, rc *rayv1.RayCluster) error {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(rc)
+	if err != nil {
+		return err
+	}
+	_, err = dyn.Resource(rayClusterGVR).Namespace(rc.Namespace).Create(ctx, &unstructured.Unstructured{Object: m}, metav1.CreateOptions{})
+	return err
+}
+
+// rayTestCluster creates a cluster with the Ray Operator add-on, a CPU pool for the Ray heads and
+// the given pools, and deletes it when the test ends.
+func rayTestCluster(t *testing.T, name string, pools ...*containerpb.NodePool) (string, *container.ClusterManagerClient, *cluster, kubernetes.Interface, dynamic.Interface) {
+	t.Helper()
+	c := restClient(t, testEmu.Token())
+	ctx := testCtx(t)
+	full := testLocation + "/clusters/" + name
+	pools = append([]*containerpb.NodePool{tpuPool("system", "e2-standard-8", 1, nil)}, pools...)
+	mustSucceed(t, c)(c.CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: testLocation, Cluster: &containerpb.Cluster{
+		Name:         name,
+		AddonsConfig: &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: true}},
+		NodePools:    pools,
+	}}))
+	t.Cleanup(func() {
+		op, err := c.DeleteCluster(context.Background(), &containerpb.DeleteClusterRequest{Name: full})
+		var ge *googleapi.Error
+		if errors.As(err, &ge) && ge.Code == 404 {
+			return // the test deleted it
+		}
+		if err != nil {
+			t.Errorf("deleting %s: %v", name, err)
+			return
+		}
+		waitOp(t, c, op)
+	})
+	cl, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kube, dyn := kubeFor(t, cl)
+	testEmu.mu.Lock()
+	ec := testEmu.st.clusters[full]
+	testEmu.mu.Unlock()
+	waitRayClusterServed(t, dyn)
+	// The stack is armed once the CRDs are Established, a moment after they are served.
+	waitFor(t, 30*time.Second, "the Ray stack to be armed", func() bool { return stackOf(ec) != nil })
+	return full, c, ec, kube, dyn
+}
+
+func stackOf(c *cluster) *rayStack {
+	c.apiMu.Lock()
+	defer c.apiMu.Unlock()
+	return c.rayStack
+}
+
+func waitFor(t *testing.T, timeout time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func rayPods(t *testing.T, kube kubernetes.Interface, rc, nodeType string) []corev1.Pod {
+	t.Helper()
+	l, err := kube.CoreV1().Pods("default").List(testCtx(t), metav1.ListOptions{LabelSelector: "ray.io/cluster=" + rc + ",ray.io/node-type=" + nodeType})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(l.Items, func(i, j int) bool { return l.Items[i].Name < l.Items[j].Name })
+	return l.Items
+}
+
+func podRunningReady(p corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// waitRayPods waits until the RayCluster has its head and n workers, all Running and Ready.
+func waitRayPods(t *testing.T, kube kubernetes.Interface, rc string, n int) []corev1.Pod {
+	t.Helper()
+	var workers []corev1.Pod
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		workers = rayPods(t, kube, rc, "worker")
+		heads := rayPods(t, kube, rc, "head")
+		ready := len(workers) == n && len(heads) == 1 && podRunningReady(heads[0])
+		for _, p := range workers {
+			ready = ready && podRunningReady(p)
+		}
+		if ready {
+			return workers
+		}
+		if time.Now().After(deadline) {
+			for _, p := range append(heads, workers...) {
+				t.Logf("pod %s node %q phase %s conditions %v", p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.Conditions)
+			}
+			t.Fatalf("RayCluster %s: want a head and %d workers Running and Ready, got %d workers", rc, n, len(workers))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func env(p corev1.Pod, name string) (string, bool) {
+	for _, e := range p.Spec.Containers[0].Env {
+		if e.Name == name {
+			return e.Value, true
+		}
+	}
+	return "", false
+}
+
+func nodesOf(t *testing.T, kube kubernetes.Interface) map[string]corev1.Node {
+	t.Helper()
+	l, err := kube.CoreV1().Nodes().List(testCtx(t), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]corev1.Node{}
+	for _, n := range l.Items {
+		out[n.Name] = n
+	}
+	return out
+}
+
+// rssKB reads a process's resident set size.
+func rssKB(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	return 0
+}
+
+func TestRayOnSlices(t *testing.T) {
+	name, c, ec, kube, dyn := rayTestCluster(t, "ray-slices",
+		tpuPool("slice-a", "ct6e-standard-4t", 4, compact("4x4")),
+		tpuPool("slice-b", "ct6e-standard-4t", 4, compact("4x4")),
+		tpuPool("single", "ct6e-standard-4t", 1, nil))
+	ctx := testCtx(t)
+	rcs := dyn.Resource(rayClusterGVR).Namespace("default")
+
+	// Nothing runs before it is needed.
+	if got := stackOf(ec).running(); len(got) != 0 {
+		t.Fatalf("components running before any Pod or Ray object: %v", got)
+	}
+
+	t.Run("webhook refuses numOfHosts that disagrees with the topology", func(t *testing.T) {
+		err := createRayCluster(ctx, dyn, tpuRayCluster("wrong", "tpu", 1, 3, 4, "4x4"))
+		want := `admission webhook "raycluster-kuberay-tpu-webhook.ray-system.svc" denied the request: Number of workers in worker group not equal to specified topology`
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("want %q, got %v", want, err)
+		}
+		if _, err := rcs.Get(ctx, "wrong", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Fatalf("the refused RayCluster exists: %v", err)
+		}
+		if got := stackOf(ec).running(); len(got) != 0 {
+			t.Fatalf("a refused RayCluster started %v", got)
+		}
+	})
+
+	var pids map[string]int
+	t.Run("multi-host worker group on two v6e 4x4 slices", func(t *testing.T) {
+		if err := createRayCluster(ctx, dyn, tpuRayCluster("multi", "tpu", 2, 4, 4, "4x4")); err != nil {
+			t.Fatal(err)
+		}
+		workers := waitRayPods(t, kube, "multi", 8)
+		nodes := nodesOf(t, kube)
+		hosts := map[string]bool{}
+		replicas := map[string][]corev1.Pod{}
+		for _, p := range workers {
+			if hosts[p.Spec.NodeName] {
+				t.Fatalf("two workers on node %s", p.Spec.NodeName)
+			}
+			hosts[p.Spec.NodeName] = true
+			if p.Status.PodIP == "" || p.Status.HostIP == "" || p.Status.HostIP != nodeInternalIP(ptrTo(nodes[p.Spec.NodeName])) {
+				t.Fatalf("pod %s: podIP %q hostIP %q, node %s", p.Name, p.Status.PodIP, p.Status.HostIP, p.Spec.NodeName)
+			}
+			if len(p.Status.ContainerStatuses) != 1 || !p.Status.ContainerStatuses[0].Ready || p.Status.ContainerStatuses[0].State.Running == nil {
+				t.Fatalf("pod %s container statuses %+v", p.Name, p.Status.ContainerStatuses)
+			}
+			replicas[p.Labels[rayReplicaNameLabel]] = append(replicas[p.Labels[rayReplicaNameLabel]], p)
+		}
+		if len(replicas) != 2 {
+			t.Fatalf("want 2 replicas, got %d", len(replicas))
+		}
+		pools := map[string]bool{}
+		for rname, pods := range replicas {
+			if len(pods) != 4 {
+				t.Fatalf("replica %s has %d Pods", rname, len(pods))
+			}
+			replica := pods[0].Labels[rayReplicaIndexLabel]
+			pool := nodes[pods[0].Spec.NodeName].Labels["cloud.google.com/gke-nodepool"]
+			if pools[pool] {
+				t.Fatalf("two replicas on node pool %s", pool)
+			}
+			pools[pool] = true
+			ids := map[string]bool{}
+			wantHostnames := fmt.Sprintf("tpu-%[1]s-0.multi-headless,tpu-%[1]s-1.multi-headless,tpu-%[1]s-2.multi-headless,tpu-%[1]s-3.multi-headless", replica)
+			for _, p := range pods {
+				if got := nodes[p.Spec.NodeName].Labels["cloud.google.com/gke-nodepool"]; got != pool {
+					t.Fatalf("replica %s spans node pools %s and %s", rname, pool, got)
+				}
+				id, _ := env(p, "TPU_WORKER_ID")
+				ids[id] = true
+				if id != p.Labels[rayHostIndexLabel] {
+					t.Fatalf("pod %s: TPU_WORKER_ID %s, host index %s", p.Name, id, p.Labels[rayHostIndexLabel])
+				}
+				if got, _ := env(p, "TPU_WORKER_HOSTNAMES"); got != wantHostnames {
+					t.Fatalf("pod %s: TPU_WORKER_HOSTNAMES %q, want %q", p.Name, got, wantHostnames)
+				}
+				if got, _ := env(p, "TPU_NAME"); got != "tpu-"+replica {
+					t.Fatalf("pod %s: TPU_NAME %q", p.Name, got)
+				}
+				if p.Spec.Hostname != "tpu-"+replica+"-"+id || p.Spec.Subdomain != "multi-headless" {
+					t.Fatalf("pod %s: hostname %q subdomain %q", p.Name, p.Spec.Hostname, p.Spec.Subdomain)
+				}
+				if a := p.Spec.Affinity; a == nil || a.PodAffinity == nil || a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].TopologyKey != "cloud.google.com/gke-nodepool" {
+					t.Fatalf("pod %s: affinity %+v", p.Name, a)
+				}
+			}
+			if len(ids) != 4 || !ids["0"] || !ids["1"] || !ids["2"] || !ids["3"] {
+				t.Fatalf("replica %s TPU_WORKER_IDs %v, want 0..3", rname, ids)
+			}
+		}
+		if !pools["slice-a"] || !pools["slice-b"] {
+			t.Fatalf("replicas on pools %v, want slice-a and slice-b", pools)
+		}
+		pids = stackOf(ec).running()
+		for _, comp := range []string{componentScheduler, componentRayOperator, componentNodeAgent} {
+			if _, ok := pids[comp]; !ok {
+				t.Fatalf("%s not running: %v", comp, pids)
+			}
+		}
+		t.Logf("RSS while running: kube-scheduler %d MB, ray-operator %d MB",
+			rssKB(pids[componentScheduler])/1024, rssKB(pids[componentRayOperator])/1024)
+	})
+
+	t.Run("single-host worker group", func(t *testing.T) {
+		if err := createRayCluster(ctx, dyn, tpuRayCluster("solo", "one", 1, 1, 4, "2x2")); err != nil {
+			t.Fatal(err)
+		}
+		workers := waitRayPods(t, kube, "solo", 1)
+		p := workers[0]
+		if pool := nodesOf(t, kube)[p.Spec.NodeName].Labels["cloud.google.com/gke-nodepool"]; pool != "single" {
+			t.Fatalf("single-host worker on pool %q", pool)
+		}
+		id, _ := env(p, "TPU_WORKER_ID")
+		tpuName, _ := env(p, "TPU_NAME")
+		_, hasHostnames := env(p, "TPU_WORKER_HOSTNAMES")
+		if id != "0" || tpuName != "one-0" || hasHostnames || p.Spec.Hostname != "" || p.Labels["replicaIndex"] != "one-0" {
+			t.Fatalf("single-host worker: TPU_WORKER_ID %q TPU_NAME %q hostnames %v hostname %q labels %v", id, tpuName, hasHostnames, p.Spec.Hostname, p.Labels)
+		}
+	})
+
+	t.Run("node auto-provisioning adds a v6e 2x4 slice", func(t *testing.T) {
+		// NAP settings through UpdateCluster, as GKE takes them.
+		mustSucceed(t, c)(c.UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: name, Update: &containerpb.ClusterUpdate{
+			DesiredClusterAutoscaling: &containerpb.ClusterAutoscaling{EnableNodeAutoprovisioning: true, ResourceLimits: []*containerpb.ResourceLimit{
+				{ResourceType: "cpu", Minimum: 1, Maximum: 1000000},
+				{ResourceType: "memory", Minimum: 1, Maximum: 10000000},
+				{ResourceType: "tpu-v6e-slice", Maximum: 8},
+			}},
+		}}))
+		cl, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: name})
+		if err != nil || !cl.GetAutoscaling().GetEnableNodeAutoprovisioning() || len(cl.GetAutoscaling().GetResourceLimits()) != 3 {
+			t.Fatalf("cluster autoscaling %v %v", cl.GetAutoscaling(), err)
+		}
+		if err := createRayCluster(ctx, dyn, tpuRayCluster("grow", "nap", 1, 2, 4, "2x4")); err != nil {
+			t.Fatal(err)
+		}
+		workers := waitRayPods(t, kube, "grow", 2)
+		nodes := nodesOf(t, kube)
+		pool := nodes[workers[0].Spec.NodeName].Labels["cloud.google.com/gke-nodepool"]
+		if !strings.HasPrefix(pool, "nap-ct6e-standa-4t-") || nodes[workers[1].Spec.NodeName].Labels["cloud.google.com/gke-nodepool"] != pool ||
+			workers[0].Spec.NodeName == workers[1].Spec.NodeName {
+			t.Fatalf("workers on %s and %s", workers[0].Spec.NodeName, workers[1].Spec.NodeName)
+		}
+		np, err := c.GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: name + "/nodePools/" + pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !np.GetAutoscaling().GetAutoprovisioned() || np.Config.MachineType != "ct6e-standard-4t" || np.InitialNodeCount != 2 ||
+			np.PlacementPolicy.GetType() != containerpb.NodePool_PlacementPolicy_COMPACT || np.PlacementPolicy.GetTpuTopology() != "2x4" ||
+			np.Status != containerpb.NodePool_RUNNING {
+			t.Fatalf("auto-provisioned pool %v", np)
+		}
+		list, err := c.ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := false
+		for _, p := range list.NodePools {
+			listed = listed || p.Name == pool
+		}
+		ops, err := c.ListOperations(ctx, &containerpb.ListOperationsRequest{Parent: testLocation})
+		if err != nil {
+			t.Fatal(err)
+		}
+		created := false
+		for _, op := range ops.Operations {
+			created = created || (op.OperationType == containerpb.Operation_CREATE_NODE_POOL && strings.HasSuffix(op.TargetLink, "/nodePools/"+pool) && op.Status == containerpb.Operation_DONE)
+		}
+		if !listed || !created {
+			t.Fatalf("pool %s listed %v, CREATE_NODE_POOL operation %v", pool, listed, created)
+		}
+
+		// A second slice would take the auto-provisioned chips over the limit of 8.
+		if err := createRayCluster(ctx, dyn, tpuRayCluster("over", "nap", 1, 2, 4, "2x4")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 60*time.Second, "a NotTriggerScaleUp event for the limit", func() bool {
+			evs, err := kube.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "reason=NotTriggerScaleUp"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range evs.Items {
+				if strings.HasPrefix(ev.InvolvedObject.Name, "over-") && ev.Message == "pod didn't trigger scale-up: 1 max cluster tpu-v6e-slice limit reached" {
+					return true
+				}
+			}
+			return false
+		})
+		list, err = c.ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range list.NodePools {
+			if strings.HasPrefix(p.Name, "nap-") && p.Name != pool {
+				t.Fatalf("a second auto-provisioned pool %s over the limit", p.Name)
+			}
+		}
+		for _, p := range rayPods(t, kube, "over", "worker") {
+			if p.Spec.NodeName != "" {
+				t.Fatalf("pod %s placed on %s", p.Name, p.Spec.NodeName)
+			}
+		}
+		if err := rcs.Delete(ctx, "over", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("a failed host fails its Pods", func(t *testing.T) {
+		workers := rayPods(t, kube, "multi", "worker")
+		var victim corev1.Pod
+		for _, p := range workers {
+			if p.Labels[rayHostIndexLabel] == "1" {
+				victim = p
+			}
+		}
+		nodes := nodesOf(t, kube)
+		pool := nodes[victim.Spec.NodeName].Labels["cloud.google.com/gke-nodepool"]
+		worker, _ := WorkerIndex(victim.Spec.NodeName)
+		w, err := kube.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + victim.Name, ResourceVersion: victim.ResourceVersion})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		if err := testEmu.FailHost(ctx, HostFailure{Cluster: name, NodePool: pool, Worker: worker}); err != nil {
+			t.Fatal(err)
+		}
+		var failed *corev1.Pod
+		timeout := time.After(60 * time.Second)
+		for failed == nil {
+			select {
+			case ev, ok := <-w.ResultChan():
+				if !ok {
+					t.Fatal("watch ended")
+				}
+				if p, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Modified && p.Status.Phase == corev1.PodFailed {
+					failed = p
+				}
+			case <-timeout:
+				t.Fatalf("pod %s on the failed host never failed", victim.Name)
+			}
+		}
+		if failed.Status.Reason != "NodeLost" || failed.Status.ContainerStatuses[0].State.Terminated == nil {
+			t.Fatalf("failed pod status %+v", failed.Status)
+		}
+		// KubeRay replaces the whole replica; nothing runs on the failed host again.
+		waitFor(t, 60*time.Second, "the failed replica to be replaced", func() bool {
+			fresh := 0
+			for _, p := range rayPods(t, kube, "multi", "worker") {
+				if p.Labels[rayReplicaNameLabel] != victim.Labels[rayReplicaNameLabel] {
+					fresh++
+				}
+			}
+			return fresh == 8 // the healthy replica and the new one
+		})
+		for _, p := range rayPods(t, kube, "multi", "worker") {
+			if p.Spec.NodeName == victim.Spec.NodeName {
+				t.Fatalf("pod %s placed on the failed host", p.Name)
+			}
+		}
+	})
+
+	t.Run("deleting a RayCluster removes its Pods", func(t *testing.T) {
+		if err := rcs.Delete(ctx, "solo", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 60*time.Second, "the Pods of the deleted RayCluster to go", func() bool {
+			return len(rayPods(t, kube, "solo", "worker"))+len(rayPods(t, kube, "solo", "head")) == 0
+		})
+	})
+
+	t.Run("the stack stops with the cluster", func(t *testing.T) {
+		mustSucceed(t, c)(c.DeleteCluster(ctx, &containerpb.DeleteClusterRequest{Name: name}))
+		if stackOf(ec) != nil {
+			t.Fatal("the Ray stack outlived its cluster")
+		}
+		for comp, pid := range pids {
+			if pid != 0 && syscall.Kill(pid, 0) == nil {
+				t.Fatalf("%s (pid %d) still running", comp, pid)
+			}
+		}
+	})
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// A cluster without the Ray Operator add-on runs none of it: its Pods stay unscheduled. (Its
+// creation also takes NAP settings, reported as given.)
+func TestNoRayStackWithoutTheAddon(t *testing.T) {
+	c := restClient(t, testEmu.Token())
+	ctx := testCtx(t)
+	name := testLocation + "/clusters/no-ray"
+	nap := limits(true, limit("cpu", 1, 64), limit("memory", 1, 256), limit("tpu-v6e-slice", 0, 16))
+	mustSucceed(t, c)(c.CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: testLocation, Cluster: &containerpb.Cluster{
+		Name: "no-ray", NodePools: []*containerpb.NodePool{tpuPool("system", "e2-standard-4", 1, nil)}, Autoscaling: nap,
+	}}))
+	t.Cleanup(func() {
+		mustSucceed(t, c)(c.DeleteCluster(context.Background(), &containerpb.DeleteClusterRequest{Name: name}))
+	})
+	cl, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := cl.GetAutoscaling(); !a.GetEnableNodeAutoprovisioning() || len(a.ResourceLimits) != 3 || a.ResourceLimits[2].Maximum != 16 {
+		t.Fatalf("cluster autoscaling reported as %v", a)
+	}
+	kube, _ := kubeFor(t, cl)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "idle", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+	if _, err := kube.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	got, err := kube.CoreV1().Pods("default").Get(ctx, "idle", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testEmu.mu.Lock()
+	ec := testEmu.st.clusters[name]
+	testEmu.mu.Unlock()
+	if got.Spec.NodeName != "" || got.Status.Phase != corev1.PodPending || stackOf(ec) != nil {
+		t.Fatalf("pod on %q in phase %s, stack %v", got.Spec.NodeName, got.Status.Phase, stackOf(ec))
+	}
+}
+
+// Without kube-scheduler or ray-operator the emulator does not start, and says what to run.
+func TestMissingRayBinariesSayWhatToRun(t *testing.T) {
+	dir := t.TempDir()
+	for _, b := range []string{"kube-apiserver", "etcd"} {
+		if err := os.WriteFile(dir+"/"+b, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, missing := range []string{"kube-scheduler", "ray-operator"} {
+		other := map[string]string{"kube-scheduler": "ray-operator", "ray-operator": "kube-scheduler"}[missing]
+		if err := os.WriteFile(dir+"/"+other, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Remove(dir + "/" + missing)
+		_, err := Start(context.Background(), Options{KubeBinDir: dir, CRDDir: testEmu.bins.CRDDir})
+		if err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "make tools") {
+			t.Fatalf("without %s: want an error naming it and `make tools`, got %v", missing, err)
+		}
+	}
+}
