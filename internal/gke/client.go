@@ -16,6 +16,7 @@ import (
 	"github.com/googleapis/gax-go/v2"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"golang.org/x/oauth2"
+	compute "google.golang.org/api/compute/v1"
 	"google.golang.org/api/option"
 )
 
@@ -24,6 +25,9 @@ type Config struct {
 	// Endpoint overrides container.googleapis.com, for a private endpoint or a local emulator.
 	// It must be https, or http on a loopback address.
 	Endpoint string
+	// ComputeEndpoint overrides compute.googleapis.com/compute/v1/, where TPU slices' workload
+	// policies live. The same rule as Endpoint applies.
+	ComputeEndpoint string
 	// TokenSource provides the Google access tokens.
 	TokenSource oauth2.TokenSource
 	// UserAgent identifies the provider and its version.
@@ -37,6 +41,7 @@ type Config struct {
 // Client calls the GKE API with raytpu's retry, locking and waiting policy.
 type Client struct {
 	api       *container.ClusterManagerClient
+	compute   *compute.Service
 	tokens    oauth2.TokenSource
 	poll      PollSchedule
 	retry     Backoff
@@ -63,7 +68,11 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the GKE API client: %w", err)
 	}
-	c := &Client{api: api, tokens: cfg.TokenSource, poll: cfg.Poll, retry: cfg.Retry}
+	cs, err := newComputeService(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{api: api, compute: cs, tokens: cfg.TokenSource, poll: cfg.Poll, retry: cfg.Retry}
 	if c.poll == (PollSchedule{}) {
 		c.poll = DefaultPollSchedule
 	}
@@ -215,6 +224,20 @@ func (c *Client) CreateNodePool(ctx context.Context, id NodePoolID, pool *contai
 func (c *Client) UpdateNodePool(ctx context.Context, req *containerpb.UpdateNodePoolRequest) (*containerpb.Operation, error) {
 	return call(ctx, c, "UpdateNodePool", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.UpdateNodePool(ctx, req, noRetry)
+	})
+}
+
+// SetNodePoolAutoscaling starts replacing a node pool's autoscaling settings.
+func (c *Client) SetNodePoolAutoscaling(ctx context.Context, id NodePoolID, autoscaling *containerpb.NodePoolAutoscaling) (*containerpb.Operation, error) {
+	return call(ctx, c, "SetNodePoolAutoscaling", func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.api.SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: id.String(), Autoscaling: autoscaling}, noRetry)
+	})
+}
+
+// SetNodePoolManagement starts replacing a node pool's auto-upgrade and auto-repair settings.
+func (c *Client) SetNodePoolManagement(ctx context.Context, id NodePoolID, management *containerpb.NodeManagement) (*containerpb.Operation, error) {
+	return call(ctx, c, "SetNodePoolManagement", func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.api.SetNodePoolManagement(ctx, &containerpb.SetNodePoolManagementRequest{Name: id.String(), Management: management}, noRetry)
 	})
 }
 

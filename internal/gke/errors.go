@@ -162,7 +162,8 @@ func Advice(err error) string {
 	switch {
 	case strings.Contains(text, "stockout") || strings.Contains(text, "does not have enough resources"):
 		return "The zone has no free TPU capacity of this type right now. Try another zone, a reservation " +
-			"(reservation), Spot capacity (spot = true) or queued provisioning (queued_provisioning = true)."
+			"(reservation), Spot capacity (spot = true) or flex-start capacity (flex_start = true), or list them in " +
+			"fallback to try them in the same apply."
 	case strings.Contains(text, "quota"):
 		return "The project's TPU quota is too small for this slice. Request more quota for this generation in " +
 			"this region, or use a smaller topology."

@@ -1,6 +1,9 @@
 package gke
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // NamePattern is GKE's rule for cluster and node pool names: 1 to 40 lower-case letters, digits
 // and hyphens, starting with a letter and not ending with a hyphen (GKE answers names that break
@@ -12,6 +15,14 @@ var zonePattern = regexp.MustCompile(`^[a-z]+-[a-z]+[0-9]+-[a-z]$`)
 
 // IsZone reports whether a location is a zone rather than a region.
 func IsZone(location string) bool { return zonePattern.MatchString(location) }
+
+// Region is the region of a location: the location itself, or the region a zone is in.
+func Region(location string) string {
+	if IsZone(location) {
+		return location[:strings.LastIndex(location, "-")]
+	}
+	return location
+}
 
 // Zone is the zone of a zonal cluster, where its node pools live unless told otherwise; ok is
 // false for a regional cluster.

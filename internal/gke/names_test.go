@@ -22,3 +22,11 @@ func TestZone(t *testing.T) {
 		}
 	}
 }
+
+func TestRegion(t *testing.T) {
+	for location, want := range map[string]string{"us-central2-b": "us-central2", "europe-west4-a": "europe-west4", "us-central2": "us-central2"} {
+		if got := Region(location); got != want {
+			t.Errorf("Region(%q) = %q, want %q", location, got, want)
+		}
+	}
+}

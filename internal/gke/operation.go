@@ -62,6 +62,8 @@ type OperationError struct {
 	Operation string
 	Type      containerpb.Operation_Type
 	status    *status.Status
+	// conditions are the codes of the operation's status conditions, such as GCE_STOCKOUT.
+	conditions []containerpb.StatusCondition_Code
 }
 
 func (e *OperationError) Error() string {
@@ -189,8 +191,14 @@ func waitCut(ctx context.Context, op *containerpb.Operation, started time.Time) 
 
 // operationError is the error a DONE operation ended with, as an *OperationError, or nil.
 func operationError(op *containerpb.Operation) error {
-	if e := op.GetError(); e != nil && codes.Code(e.GetCode()) != codes.OK {
-		return &OperationError{Operation: op.GetName(), Type: op.GetOperationType(), status: status.New(codes.Code(e.GetCode()), e.GetMessage())}
+	e := op.GetError()
+	if e == nil || codes.Code(e.GetCode()) == codes.OK {
+		return nil
 	}
-	return nil
+	err := &OperationError{Operation: op.GetName(), Type: op.GetOperationType(), status: status.FromProto(e)}
+	//nolint:staticcheck // deprecated in the API for error, but still where GKE names GCE_STOCKOUT
+	for _, c := range append(op.GetNodepoolConditions(), op.GetClusterConditions()...) {
+		err.conditions = append(err.conditions, c.GetCode()) //nolint:staticcheck // as above
+	}
+	return err
 }
