@@ -2,15 +2,22 @@
 # The quickstart against the local GKE emulator, through a real CLI and this provider built from
 # source (a dev override, so no registry is involved).
 #
-#   tools/demo.sh up   <cli> <run-dir>   start the emulator, apply examples/quickstart, check the outputs
-#   tools/demo.sh down <cli> <run-dir>   destroy, stop the emulator and its API servers, remove run-dir
+#   tools/demo.sh build <run-dir>         build the provider, the emulator and the outputs check
+#   tools/demo.sh up    <cli> <run-dir>   build, start the emulator, apply examples/quickstart, check the outputs
+#   tools/demo.sh down  <cli> <run-dir>   destroy, stop the emulator and its API servers, remove run-dir
 #
-# Run by `make demo` and `make demo-down`. Running `up` twice reuses what the first run created.
+# Run by `make demo` (which runs `build` beside the builds of the CLI and the Kubernetes binaries)
+# and `make demo-down`. Running `up` twice reuses what the first run created.
 set -euo pipefail
 
-action=$1
-cli=$2
-run=$3
+action=${1:-}
+if [ "$action" = build ]; then
+  cli=
+  run=${2:?usage: $0 build <run-dir>}
+else
+  cli=${2:?usage: $0 up|down <cli> <run-dir>}
+  run=${3:?usage: $0 up|down <cli> <run-dir>}
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 pid_file="$run/emulator.pid"
 env_file="$run/emulator.env"
@@ -73,11 +80,19 @@ provider_installation {
 CONFIG
 }
 
+build() {
+  mkdir -p "$run/plugins" "$run/bin"
+  # One go command for the three, so that they compile side by side; a binary that is up to date is
+  # not linked again, so `up` after `build` takes seconds.
+  (cd "$root" && go build -o "$run/bin/" . ./internal/emulator/cmd/raytpu-emulator ./internal/quickstart)
+  cp -p "$run/bin/terraform-provider-raytpu" "$run/plugins/terraform-provider-raytpu.tmp"
+  mv "$run/plugins/terraform-provider-raytpu.tmp" "$run/plugins/terraform-provider-raytpu"
+}
+
 up() {
-  mkdir -p "$run/plugins" "$run/bin" "$work"
+  mkdir -p "$work"
   step "building terraform-provider-raytpu and the GKE emulator"
-  (cd "$root" && go build -o "$run/plugins/terraform-provider-raytpu" . &&
-    go build -o "$run/bin/raytpu-emulator" ./internal/emulator/cmd/raytpu-emulator)
+  build
   write_cli_config
 
   step "starting the GKE emulator (each cluster is a real kube-apiserver)"
@@ -93,7 +108,7 @@ up() {
   step "checking the outputs against the cluster's own Kubernetes API"
   "$cli" -chdir="$work" output -json >"$run/outputs.json"
   "$cli" -chdir="$work" output -raw ray_cluster_manifest >"$run/ray-cluster.json"
-  (cd "$root" && go run ./internal/quickstart <"$run/outputs.json")
+  "$run/bin/quickstart" <"$run/outputs.json"
 
   step "done"
   cat <<SUMMARY
@@ -119,10 +134,11 @@ down() {
 }
 
 case "$action" in
+build) build ;;
 up) up ;;
 down) down ;;
 *)
-  echo "usage: $0 up|down <cli> <run-dir>" >&2
+  echo "usage: $0 build <run-dir> | up|down <cli> <run-dir>" >&2
   exit 2
   ;;
 esac

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/acctest"
 )
 
 // cliRunner runs the Terraform-compatible CLI on a working directory, with the provider built
@@ -26,18 +28,8 @@ type cliRunner struct {
 	env      []string
 }
 
-// newCLIRunner checks the CLI and writes its configuration into dir.
+// newCLIRunner writes the CLI's configuration into dir and checks the CLI with it.
 func newCLIRunner(path, plugin, dir string, extraEnv []string) (*cliRunner, error) {
-	out, err := exec.Command(path, "version", "-json").Output()
-	if err != nil {
-		return nil, fmt.Errorf("%s does not run (`make tools` builds it): %w", path, err)
-	}
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
-	if err := json.Unmarshal(out, &v); err != nil {
-		return nil, fmt.Errorf("reading `%s version -json`: %w", path, err)
-	}
 	rc := filepath.Join(dir, "cli.tfrc")
 	config := fmt.Sprintf(`provider_installation {
   dev_overrides {
@@ -60,7 +52,20 @@ func newCLIRunner(path, plugin, dir string, extraEnv []string) (*cliRunner, erro
 		}
 		env = append(env, kv)
 	}
-	return &cliRunner{Path: path, Name: filepath.Base(path), Version: v.Version, Plugin: plugin, env: append(env, extraEnv...)}, nil
+	env = append(env, extraEnv...)
+	// Run with the benchmark's configuration: a missing one makes OpenTofu print a warning on
+	// stdout ahead of the JSON.
+	version := exec.Command(path, "version", "-json")
+	version.Env = env
+	out, err := version.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s does not run (`make tools` builds it): %w", path, err)
+	}
+	v, err := acctest.VersionFromJSON(out)
+	if err != nil {
+		return nil, fmt.Errorf("reading `%s version -json`: %w", path, err)
+	}
+	return &cliRunner{Path: path, Name: filepath.Base(path), Version: v, Plugin: plugin, env: env}, nil
 }
 
 // uiEvent is one line of the CLI's machine-readable output (-json).
