@@ -80,6 +80,9 @@ func expandCluster(ctx context.Context, m clusterResourceModel) (*containerpb.Cl
 	if m.WorkloadIdentity.ValueBool() {
 		cluster.WorkloadIdentityConfig = expandWorkloadIdentity(m)
 	}
+	policy, d := expandMaintenancePolicy(ctx, m.MaintenancePolicy)
+	diags.Append(d...)
+	cluster.MaintenancePolicy = policy
 	return cluster, diags
 }
 
@@ -123,6 +126,9 @@ func flattenCluster(ctx context.Context, c *containerpb.Cluster, m *clusterResou
 		diags.AddWarning("Ray Operator Add-on Disabled",
 			fmt.Sprintf("The Ray Operator add-on of %s was disabled outside Terraform; the next apply enables it again.", c.GetName()))
 	}
+	policy, d := flattenMaintenancePolicy(ctx, c.GetMaintenancePolicy(), m.MaintenancePolicy)
+	diags.Append(d...)
+	m.MaintenancePolicy = policy
 	for _, pool := range c.GetNodePools() {
 		if pool.GetName() == systemPoolName {
 			m.SystemPool = types.ObjectValueMust(systemPoolAttrTypes, map[string]attr.Value{

@@ -178,6 +178,12 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 			return
 		}
 	}
+	if !plan.MaintenancePolicy.Equal(state.MaintenancePolicy) {
+		resp.Diagnostics.Append(updateMaintenancePolicy(ctx, client, id, plan)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	plan.ID = state.ID
 	resp.Diagnostics.Append(r.refresh(ctx, client, &plan, plan.WaitForKubeRay.ValueBool())...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)

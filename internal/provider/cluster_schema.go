@@ -34,6 +34,7 @@ type clusterResourceModel struct {
 	WorkloadIdentity   types.Bool     `tfsdk:"workload_identity"`
 	SystemPool         types.Object   `tfsdk:"system_pool"`
 	RayOperator        types.Object   `tfsdk:"ray_operator"`
+	MaintenancePolicy  types.Object   `tfsdk:"maintenance_policy"`
 	DeletionProtection types.Bool     `tfsdk:"deletion_protection"`
 	WaitForKubeRay     types.Bool     `tfsdk:"wait_for_kuberay"`
 	Endpoint           types.String   `tfsdk:"endpoint"`
@@ -131,6 +132,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"monitoring": schema.BoolAttribute{Required: true, MarkdownDescription: "Send Ray cluster metrics to Cloud Monitoring."},
 				},
 			},
+			"maintenance_policy": maintenancePolicySchema(),
 			"deletion_protection": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "While `true` (the default), destroy refuses to delete the cluster. Set it to `false` and apply first.",

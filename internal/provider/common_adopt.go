@@ -70,6 +70,7 @@ func nodePoolDifference(requested, existing *containerpb.NodePool) string {
 	diffs.add("workload policy", requested.GetPlacementPolicy().GetPolicyName(), existing.GetPlacementPolicy().GetPolicyName())
 	diffs.add("spot", rc.GetSpot(), ec.GetSpot())
 	diffs.add("queued provisioning", requested.GetQueuedProvisioning().GetEnabled(), existing.GetQueuedProvisioning().GetEnabled())
+	diffs.add("flex-start", rc.GetFlexStart(), ec.GetFlexStart())
 	diffs.add("reservation", sorted(rc.GetReservationAffinity().GetValues()), sorted(ec.GetReservationAffinity().GetValues()))
 	return diffs.String()
 }

@@ -140,6 +140,7 @@ func testExamplesLocalEmulatorApplies(t *testing.T, cli examplesCLIRunner) {
 	work := copyExample(t, dir)
 	env := append(slices.Clone(cli.env),
 		"RAYTPU_CONTAINER_ENDPOINT="+testEmulator.Endpoint(),
+		"RAYTPU_COMPUTE_ENDPOINT="+testEmulator.ComputeEndpoint(),
 		"GOOGLE_OAUTH_ACCESS_TOKEN="+testEmulator.Token())
 	run := func(parent context.Context, args ...string) {
 		t.Helper()
@@ -208,7 +209,7 @@ func buildExamplesCLI(t *testing.T) examplesCLIRunner {
 		switch {
 		case name == "TF_CLI_CONFIG_FILE", name == "TOFU_CLI_CONFIG_FILE", name == "TF_DATA_DIR", name == "TF_WORKSPACE",
 			name == "TF_REATTACH_PROVIDERS", name == "TF_PLUGIN_CACHE_DIR", strings.HasPrefix(name, "TF_CLI_ARGS"),
-			strings.HasPrefix(name, "TF_VAR_"), name == "RAYTPU_CONTAINER_ENDPOINT", strings.HasPrefix(name, "GOOGLE_"):
+			strings.HasPrefix(name, "TF_VAR_"), strings.HasPrefix(name, "RAYTPU_"), strings.HasPrefix(name, "GOOGLE_"):
 			// Ours, or settings of the machine that would change what the examples mean.
 		default:
 			env = append(env, kv)

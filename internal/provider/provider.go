@@ -71,6 +71,12 @@ func (p *raytpuProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 				MarkdownDescription: "Base URL of the GKE API, for a private endpoint or a local emulator. Falls back to " +
 					"`RAYTPU_CONTAINER_ENDPOINT`. Must be `https://`, or `http://` on a loopback address.",
 			},
+			"compute_endpoint": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Base URL of the Compute Engine API (`https://compute.googleapis.com/compute/v1/` by default), " +
+					"where raytpu reads and creates the workload policies of tpu7x slices. Falls back to `RAYTPU_COMPUTE_ENDPOINT`. " +
+					"Must be `https://`, or `http://` on a loopback address.",
+			},
 			"operation_poll_interval": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Longest wait between two reads of a running GKE operation, as a Go duration such as " +

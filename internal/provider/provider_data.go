@@ -24,6 +24,7 @@ type providerModel struct {
 	AccessToken               types.String `tfsdk:"access_token"`
 	ImpersonateServiceAccount types.String `tfsdk:"impersonate_service_account"`
 	ContainerEndpoint         types.String `tfsdk:"container_endpoint"`
+	ComputeEndpoint           types.String `tfsdk:"compute_endpoint"`
 	OperationPollInterval     types.String `tfsdk:"operation_poll_interval"`
 }
 
@@ -63,7 +64,7 @@ func newProviderData(ctx context.Context, m providerModel, version string) (*pro
 	for name, v := range map[string]types.String{
 		"project": m.Project, "location": m.Location, "credentials": m.Credentials, "access_token": m.AccessToken,
 		"impersonate_service_account": m.ImpersonateServiceAccount, "container_endpoint": m.ContainerEndpoint,
-		"operation_poll_interval": m.OperationPollInterval,
+		"compute_endpoint": m.ComputeEndpoint, "operation_poll_interval": m.OperationPollInterval,
 	} {
 		if v.IsUnknown() {
 			diags.AddAttributeError(path.Root(name), "Unknown Provider Configuration",
@@ -80,9 +81,10 @@ func newProviderData(ctx context.Context, m providerModel, version string) (*pro
 			ImpersonateServiceAccount: firstSet(m.ImpersonateServiceAccount, "GOOGLE_IMPERSONATE_SERVICE_ACCOUNT"),
 		},
 		config: gke.Config{
-			Endpoint:  firstSet(m.ContainerEndpoint, "RAYTPU_CONTAINER_ENDPOINT"),
-			UserAgent: "terraform-provider-raytpu/" + version,
-			Poll:      gke.DefaultPollSchedule,
+			Endpoint:        firstSet(m.ContainerEndpoint, "RAYTPU_CONTAINER_ENDPOINT"),
+			ComputeEndpoint: firstSet(m.ComputeEndpoint, "RAYTPU_COMPUTE_ENDPOINT"),
+			UserAgent:       "terraform-provider-raytpu/" + version,
+			Poll:            gke.DefaultPollSchedule,
 		},
 	}
 	if d.auth.Credentials != "" && d.auth.AccessToken != "" {
@@ -92,6 +94,11 @@ func newProviderData(ctx context.Context, m providerModel, version string) (*pro
 	if d.config.Endpoint != "" {
 		if err := gke.CheckEndpoint(d.config.Endpoint); err != nil {
 			diags.AddAttributeError(path.Root("container_endpoint"), "Invalid Container Endpoint", err.Error()+".")
+		}
+	}
+	if d.config.ComputeEndpoint != "" {
+		if err := gke.CheckEndpoint(d.config.ComputeEndpoint); err != nil {
+			diags.AddAttributeError(path.Root("compute_endpoint"), "Invalid Compute Endpoint", err.Error()+".")
 		}
 	}
 	if interval := firstSet(m.OperationPollInterval); interval != "" {

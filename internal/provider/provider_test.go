@@ -40,6 +40,7 @@ func runAcceptanceTests(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		return 1
 	}
+	defer cli.Close()
 	fmt.Fprintf(os.Stderr, "acceptance tests run %s %s (%s)\n", cli.Name, cli.Version, cli.Path)
 	testCLI = cli
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -73,8 +74,9 @@ provider "raytpu" {
   project                 = %q
   location                = %q
   container_endpoint      = %q
+  compute_endpoint        = %q
   access_token            = %q
   operation_poll_interval = "250ms"
 }
-`, testProject, testLocation, testEmulator.Endpoint(), testEmulator.Token())
+`, testProject, testLocation, testEmulator.Endpoint(), testEmulator.ComputeEndpoint(), testEmulator.Token())
 }

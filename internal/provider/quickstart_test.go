@@ -24,6 +24,7 @@ func TestAccQuickstart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("RAYTPU_CONTAINER_ENDPOINT", testEmulator.Endpoint())
+	t.Setenv("RAYTPU_COMPUTE_ENDPOINT", testEmulator.ComputeEndpoint())
 	t.Setenv("GOOGLE_OAUTH_ACCESS_TOKEN", testEmulator.Token())
 	slice := func(acceleratorType string, hosts int) knownvalue.Check {
 		return knownvalue.ObjectPartial(map[string]knownvalue.Check{

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strings"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -15,8 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"golang.org/x/oauth2"
-	"google.golang.org/api/compute/v1"
-	"google.golang.org/api/option"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
@@ -29,7 +27,9 @@ func testTokenSource() oauth2.TokenSource {
 
 // newTestGKEClient is a GKE client on the emulator, for arranging and checking what Terraform sees.
 func newTestGKEClient() (*gke.Client, error) {
-	return gke.New(context.Background(), gke.Config{Endpoint: testEmulator.Endpoint(), TokenSource: testTokenSource()})
+	return gke.New(context.Background(), gke.Config{
+		Endpoint: testEmulator.Endpoint(), ComputeEndpoint: testEmulator.ComputeEndpoint(), TokenSource: testTokenSource(),
+	})
 }
 
 func testGKEClient(t *testing.T) *gke.Client {
@@ -77,6 +77,38 @@ func setRayAddonOutOfBand(t *testing.T, id gke.ClusterID, enabled bool) {
 	}
 	if err != nil {
 		t.Fatalf("setting the Ray add-on of %s: %v", id, err)
+	}
+	if !enabled {
+		waitKubeRayRemoved(t, c, id)
+	}
+}
+
+// waitKubeRayRemoved waits until the cluster serves no KubeRay CRD (each deleted or being deleted),
+// as after GKE has finished disabling the add-on: a change made before that could take a CRD whose
+// deletion is still on its way for one that serves.
+func waitKubeRayRemoved(t *testing.T, c *gke.Client, id gke.ClusterID) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for {
+		cluster, err := c.GetCluster(ctx, id)
+		if err != nil {
+			t.Fatalf("reading %s: %v", id, err)
+		}
+		k, err := kubeClient(c, accessOf(cluster))
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, err := k.KubeRayStatus(ctx)
+		k.Close()
+		if err == nil && len(status.Established) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the KubeRay CRDs of %s are still served after disabling the add-on: %+v %v", id, status, err)
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 }
 
@@ -202,23 +234,9 @@ func TestAccRayOperator_destroyAfterTheClusterIsGone(t *testing.T) {
 // would, and deletes it when the test ends.
 func createWorkloadPolicyOutOfBand(t *testing.T, name, topology string) {
 	t.Helper()
-	ctx := context.Background()
-	cs, err := compute.NewService(ctx, option.WithEndpoint(testEmulator.Endpoint()+"/compute/v1/"), option.WithTokenSource(testTokenSource()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	region := testLocation[:strings.LastIndex(testLocation, "-")]
-	op, err := cs.ResourcePolicies.Insert(testProject, region, &compute.ResourcePolicy{
-		Name: name, WorkloadPolicy: &compute.ResourcePolicyWorkloadPolicy{Type: "HIGH_THROUGHPUT", AcceleratorTopology: topology},
-	}).Do()
-	for err == nil && op.Status != "DONE" {
-		op, err = cs.RegionOperations.Wait(testProject, region, op.Name).Do()
-	}
-	if err == nil && op.Error != nil {
-		err = fmt.Errorf("%+v", op.Error.Errors[0])
-	}
-	if err != nil {
+	c, region := testGKEClient(t), gke.Region(testLocation)
+	if err := c.CreateWorkloadPolicy(context.Background(), testProject, region, name, topology); err != nil {
 		t.Fatalf("creating workload policy %s: %v", name, err)
 	}
-	t.Cleanup(func() { _, _ = cs.ResourcePolicies.Delete(testProject, region, name).Do() })
+	t.Cleanup(func() { _ = c.DeleteWorkloadPolicy(context.Background(), testProject, region, name) })
 }

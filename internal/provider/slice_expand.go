@@ -3,14 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
@@ -47,20 +43,9 @@ func flattenNodePool(ctx context.Context, pool *containerpb.NodePool, m *sliceRe
 	}
 	m.Name = types.StringValue(pool.GetName())
 	m.CurrentNodeVersion = types.StringValue(pool.GetVersion())
-	if locations := pool.GetLocations(); len(locations) == 1 {
-		m.Zone = types.StringValue(locations[0])
-	}
-	m.Spot = types.BoolValue(cfg.GetSpot())
-	m.QueuedProvisioning = types.BoolValue(pool.GetQueuedProvisioning().GetEnabled())
+	diags.Append(m.readCapacity(ctx, pool)...)
 	if name := pool.GetPlacementPolicy().GetPolicyName(); name != "" {
 		m.PlacementPolicyName = types.StringValue(name)
-	}
-	if affinity := cfg.GetReservationAffinity(); affinity.GetConsumeReservationType() == containerpb.ReservationAffinity_SPECIFIC_RESERVATION && len(affinity.GetValues()) == 1 {
-		name, project := affinity.GetValues()[0], types.StringNull()
-		if p, rest, ok := strings.Cut(strings.TrimPrefix(name, "projects/"), "/reservations/"); ok {
-			name, project = rest, types.StringValue(p)
-		}
-		m.Reservation = types.ObjectValueMust(reservationAttrTypes, map[string]attr.Value{"name": types.StringValue(name), "project": project})
 	}
 	if sa := cfg.GetServiceAccount(); sa != "" && sa != "default" {
 		m.ServiceAccount = types.StringValue(sa)
@@ -106,8 +91,8 @@ func mapOrNull(ctx context.Context, values map[string]string, current types.Map,
 	return m
 }
 
-// expandNodePool is the CreateNodePool request body for the slice.
-func expandNodePool(ctx context.Context, m sliceResourceModel, s *tpu.Slice) (*containerpb.NodePool, diag.Diagnostics) {
+// expandNodePool is the CreateNodePool request body for the slice on capacity choice c.
+func expandNodePool(ctx context.Context, m sliceResourceModel, s *tpu.Slice, c capacityChoice) (*containerpb.NodePool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	labels, resourceLabels := map[string]string{}, map[string]string{}
 	diags.Append(m.Labels.ElementsAs(ctx, &labels, false)...)
@@ -116,18 +101,11 @@ func expandNodePool(ctx context.Context, m sliceResourceModel, s *tpu.Slice) (*c
 	if !m.OAuthScopes.IsUnknown() {
 		diags.Append(m.OAuthScopes.ElementsAs(ctx, &scopes, false)...)
 	}
-	nodes := int32(s.Hosts)
-	if m.QueuedProvisioning.ValueBool() {
-		nodes = 0
-	}
 	pool := &containerpb.NodePool{
-		Name:             m.Name.ValueString(),
-		InitialNodeCount: nodes,
-		Version:          m.CurrentNodeVersion.ValueString(),
-		Locations:        []string{m.Zone.ValueString()},
+		Name:    m.Name.ValueString(),
+		Version: m.CurrentNodeVersion.ValueString(),
 		Config: &containerpb.NodeConfig{
 			MachineType:    s.MachineType.Name,
-			Spot:           m.Spot.ValueBool(),
 			Labels:         labels,
 			ResourceLabels: resourceLabels,
 			ServiceAccount: m.ServiceAccount.ValueString(),
@@ -136,40 +114,20 @@ func expandNodePool(ctx context.Context, m sliceResourceModel, s *tpu.Slice) (*c
 			DiskType:       m.DiskType.ValueString(),
 		},
 	}
+	if set := func(b types.Bool) bool { return !b.IsNull() && !b.IsUnknown() }; set(m.AutoRepair) || set(m.AutoUpgrade) {
+		// GKE's default is true for both; one left unset keeps it.
+		pool.Management = &containerpb.NodeManagement{
+			AutoRepair:  !set(m.AutoRepair) || m.AutoRepair.ValueBool(),
+			AutoUpgrade: !set(m.AutoUpgrade) || m.AutoUpgrade.ValueBool(),
+		}
+	}
 	switch s.Placement {
 	case tpu.PlacementCompact:
 		pool.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{Type: containerpb.NodePool_PlacementPolicy_COMPACT, TpuTopology: s.TPUTopology()}
 	case tpu.PlacementWorkloadPolicy:
 		pool.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{PolicyName: m.PlacementPolicyName.ValueString()}
 	}
-	if m.QueuedProvisioning.ValueBool() {
-		// What GKE requires of a queued pool: autoscaling from 0 (here to the slice's hosts, the
-		// per-zone maximum GKE checks a multi-host slice against), no reservation, and for TPUs
-		// flex-start, the Dynamic Workload Scheduler mode GKE queues TPU pools in (see
-		// queuedProvisioningRules).
-		pool.QueuedProvisioning = &containerpb.NodePool_QueuedProvisioning{Enabled: true}
-		pool.Autoscaling = &containerpb.NodePoolAutoscaling{
-			Enabled: true, MinNodeCount: 0, MaxNodeCount: int32(s.Hosts), LocationPolicy: containerpb.NodePoolAutoscaling_ANY,
-		}
-		pool.Config.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
-		pool.Config.FlexStart = proto.Bool(true)
-	}
-	if !m.Reservation.IsNull() {
-		var reservation struct {
-			Name    types.String `tfsdk:"name"`
-			Project types.String `tfsdk:"project"`
-		}
-		diags.Append(m.Reservation.As(ctx, &reservation, basetypes.ObjectAsOptions{})...)
-		value := reservation.Name.ValueString()
-		if !reservation.Project.IsNull() {
-			value = fmt.Sprintf("projects/%s/reservations/%s", reservation.Project.ValueString(), value)
-		}
-		pool.Config.ReservationAffinity = &containerpb.ReservationAffinity{
-			ConsumeReservationType: containerpb.ReservationAffinity_SPECIFIC_RESERVATION,
-			Key:                    "compute.googleapis.com/reservation-name",
-			Values:                 []string{value},
-		}
-	}
+	m.applyCapacity(pool, c, s.Hosts)
 	return pool, diags
 }
 
@@ -230,6 +188,12 @@ func (m *sliceResourceModel) setLiveNull() {
 	}
 	if m.CurrentNodeVersion.IsUnknown() {
 		m.CurrentNodeVersion = types.StringNull()
+	}
+	if m.AutoRepair.IsUnknown() {
+		m.AutoRepair = types.BoolNull()
+	}
+	if m.AutoUpgrade.IsUnknown() {
+		m.AutoUpgrade = types.BoolNull()
 	}
 	m.Hosts = types.ListNull(types.StringType)
 	m.ReadyHosts, m.Status, m.Healthy = types.Int64Null(), types.StringNull(), types.BoolNull()

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -31,51 +32,32 @@ func (r *sliceResource) ValidateConfig(ctx context.Context, req resource.Validat
 			fmt.Sprintf("GKE provisions %s %s, but ray.util.tpu.slice_placement_group does not accept it, so Ray jobs must "+
 				"reserve its hosts another way. Shapes Ray accepts are listed in the provider's TPU reference.", s.Generation.Name, s.Topology))
 	}
-	policy := config.PlacementPolicyName
-	needsPolicy := s.Placement == tpu.PlacementWorkloadPolicy
-	switch {
-	case needsPolicy && policy.IsNull():
-		resp.Diagnostics.AddAttributeError(path.Root("placement_policy_name"), "Missing Placement Policy",
-			fmt.Sprintf("A multi-host %s slice is placed by a Compute Engine workload policy (HIGH_THROUGHPUT, accelerator topology %s); "+
-				"GKE refuses COMPACT placement for it. Create the policy and set placement_policy_name to its name.", s.Generation.Name, s.Topology))
-	case !needsPolicy && !policy.IsNull():
+	if needsPolicy := s.Placement == tpu.PlacementWorkloadPolicy; !needsPolicy && !config.PlacementPolicyName.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("placement_policy_name"), "Placement Policy Not Applicable",
 			fmt.Sprintf("placement_policy_name applies only to multi-host tpu7x slices; %s %s is placed as %s. Remove it.",
 				s.Generation.Name, s.Topology, s.Placement))
 	}
-	capacity := 0
-	for _, set := range []bool{config.Spot.ValueBool(), !config.Reservation.IsNull(), config.QueuedProvisioning.ValueBool()} {
-		if set {
-			capacity++
-		}
-	}
-	if capacity > 1 {
-		resp.Diagnostics.AddAttributeError(path.Root("spot"), "Conflicting Capacity Options",
-			"spot, reservation and queued_provisioning are different ways to obtain TPU capacity: choose one.")
-	}
-	if config.QueuedProvisioning.ValueBool() && !s.Generation.FlexStart {
-		resp.Diagnostics.AddAttributeError(path.Root("queued_provisioning"), "Queued Provisioning Not Offered",
-			fmt.Sprintf("GKE queues TPU node pools only as flex-start capacity, which it does not offer for %s (\"TPU v3 and v4 "+
-				"are not supported\"). Use spot, a reservation, or another generation.", s.Generation.DisplayName))
-	}
+	resp.Diagnostics.Append(validateCapacity(ctx, config, s)...)
 	if v := config.NodeVersion; !v.IsNull() && !v.IsUnknown() {
-		resp.Diagnostics.Append(checkNodeVersion(v.ValueString(), s, config.QueuedProvisioning.ValueBool())...)
+		choices, _ := config.capacityChoices(ctx)
+		resp.Diagnostics.Append(checkNodeVersion(v.ValueString(), s, slices.ContainsFunc(choices, capacityChoice.flexible))...)
 	}
 }
 
-// checkNodeVersion refuses a node version that cannot meet the generation's minimum, or, queued,
-// the minimum of flex-start TPUs, the mode GKE queues TPU pools in.
-func checkNodeVersion(version string, s *tpu.Slice, queued bool) diag.Diagnostics {
+// checkNodeVersion refuses a node version that cannot meet the generation's minimum, or, with
+// flex-start capacity (which queued provisioning uses for TPUs), the minimum of flex-start TPUs.
+func checkNodeVersion(version string, s *tpu.Slice, flexible bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	v, err := tpu.ParseVersion(version)
 	if err != nil {
 		diags.AddAttributeError(path.Root("node_version"), "Invalid GKE Version", err.Error()+".")
 		return diags
 	}
-	if queued && !v.CanMeet(tpu.FlexStartMinVersion) {
-		diags.AddAttributeError(path.Root("node_version"), "GKE Version Too Old for Queued Provisioning",
-			fmt.Sprintf("node version %s is below %s, the first GKE version that queues TPU node pools (as flex-start "+
-				"capacity). Use %s or later.", v, tpu.FlexStartMinVersion, tpu.FlexStartMinVersion))
+	if flexible && !v.CanMeet(tpu.FlexStartMinVersion) {
+		diags.AddAttributeError(path.Root("node_version"), "GKE Version Too Old for Flex-Start",
+			fmt.Sprintf("node version %s is below %s, the first GKE version that runs TPUs on flex-start capacity, which "+
+				"this slice may use (flex_start, queued_provisioning or a flex-start fallback entry). Use %s or later.",
+				v, tpu.FlexStartMinVersion, tpu.FlexStartMinVersion))
 	}
 	if !v.CanMeet(s.Generation.MinGKEVersion) {
 		diags.AddAttributeError(path.Root("node_version"), "GKE Version Too Old for TPU Generation",
@@ -89,7 +71,7 @@ func checkNodeVersion(version string, s *tpu.Slice, queued bool) diag.Diagnostic
 // checked against the generation's minimum. The versions on offer are read only when node_version
 // names one.
 func (r *sliceResource) resolveNodeVersion(ctx context.Context, client *gke.Client, id gke.ClusterID, cluster *containerpb.Cluster,
-	written types.String, s *tpu.Slice, queued bool) (string, diag.Diagnostics) {
+	written types.String, s *tpu.Slice, flexible bool) (string, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var offered []string
 	if v := written.ValueString(); v != "" && v != "-" {
@@ -106,7 +88,7 @@ func (r *sliceResource) resolveNodeVersion(ctx context.Context, client *gke.Clie
 		diags.AddAttributeError(path.Root("node_version"), "Unsupported GKE Version", fmt.Sprintf("%s (cluster %s).", err, id))
 		return "", diags
 	}
-	diags.Append(checkNodeVersion(version, s, queued)...)
+	diags.Append(checkNodeVersion(version, s, flexible)...)
 	return version, diags
 }
 
@@ -179,7 +161,10 @@ func (r *sliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	outputs, diags := deriveSliceOutputs(ctx, s, plan.Name.ValueString(), plan.rayVersion(), plan.pythonVersion())
 	resp.Diagnostics.Append(diags...)
 	plan.setOutputs(outputs)
-	if state == nil || !plan.NodeVersion.Equal(state.NodeVersion) {
+	planPlacementPolicy(&plan, config, s)
+	planCapacity(ctx, config, &plan, state, resp)
+	if state == nil || !plan.NodeVersion.Equal(state.NodeVersion) || !plan.AutoRepair.Equal(state.AutoRepair) ||
+		!plan.AutoUpgrade.Equal(state.AutoUpgrade) || !plan.Fallback.Equal(state.Fallback) || !plan.Zone.Equal(state.Zone) {
 		r.planFromCluster(ctx, &plan, state, s, resp)
 	}
 	if state != nil && plan.ReplaceUnhealthy.ValueBool() && !state.Healthy.IsNull() && !state.Healthy.ValueBool() {
@@ -194,9 +179,9 @@ func (r *sliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 }
 
 // planFromCluster fills zone and current_node_version from the cluster when it already exists, so
-// that they are known, and checked, in the plan. For a slice that exists (state), a node_version
-// that now resolves to another version than the slice runs replaces it; one that resolves to the
-// same, such as 1.34 for 1.34.0-gke.2201000, does not.
+// that they are known, and checked, in the plan, with the rules that depend on the cluster. For a
+// slice that exists (state), a node_version that now resolves to another version than the slice
+// runs replaces it; one that resolves to the same, such as 1.34 for 1.34.0-gke.2201000, does not.
 func (r *sliceResource) planFromCluster(ctx context.Context, plan, state *sliceResourceModel, s *tpu.Slice, resp *resource.ModifyPlanResponse) {
 	if r.data == nil || plan.Cluster.IsUnknown() {
 		return
@@ -208,6 +193,11 @@ func (r *sliceResource) planFromCluster(ctx context.Context, plan, state *sliceR
 	if zone, ok := id.Zone(); ok && plan.Zone.IsUnknown() {
 		plan.Zone = types.StringValue(zone)
 	}
+	choices, _ := plan.capacityChoices(ctx)
+	if plan.capacityKnown(ctx) {
+		resp.Diagnostics.Append(zoneRegionCheck(choices, id)...)
+	}
+	flexible := slices.ContainsFunc(choices, capacityChoice.flexible)
 	if plan.NodeVersion.IsUnknown() {
 		return
 	}
@@ -224,7 +214,11 @@ func (r *sliceResource) planFromCluster(ctx context.Context, plan, state *sliceR
 		}
 		return
 	}
-	version, diags := r.resolveNodeVersion(ctx, client, id, cluster, plan.NodeVersion, s, plan.QueuedProvisioning.ValueBool())
+	resp.Diagnostics.Append(checkManagement(*plan, channelName(cluster), choices[0].flexible())...)
+	if state != nil && plan.NodeVersion.Equal(state.NodeVersion) {
+		return
+	}
+	version, diags := r.resolveNodeVersion(ctx, client, id, cluster, plan.NodeVersion, s, flexible)
 	resp.Diagnostics.Append(diags...)
 	if diags.HasError() {
 		return
@@ -233,4 +227,28 @@ func (r *sliceResource) planFromCluster(ctx context.Context, plan, state *sliceR
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("node_version"))
 	}
 	plan.CurrentNodeVersion = types.StringValue(version)
+}
+
+// planPlacementPolicy plans the workload policy of a multi-host tpu7x slice whose configuration
+// names none: the one raytpu makes for it, named after its id (unknown until the id is).
+func planPlacementPolicy(plan *sliceResourceModel, config sliceResourceModel, s *tpu.Slice) {
+	switch {
+	case !config.PlacementPolicyName.IsNull():
+	case s.Placement != tpu.PlacementWorkloadPolicy:
+		plan.PlacementPolicyName = types.StringNull()
+	case plan.PlacementPolicyName.IsUnknown() && !plan.ID.IsUnknown():
+		if id, err := gke.ParseNodePoolID(plan.ID.ValueString()); err == nil {
+			plan.PlacementPolicyName = types.StringValue(workloadPolicyName(id))
+		}
+	}
+}
+
+// channelName is the release channel a cluster is enrolled in, "" for none.
+func channelName(cluster *containerpb.Cluster) string {
+	switch c := cluster.GetReleaseChannel().GetChannel(); c {
+	case containerpb.ReleaseChannel_UNSPECIFIED: //nolint:staticcheck // GKE reports it for clusters without a channel
+		return ""
+	default:
+		return c.String()
+	}
 }

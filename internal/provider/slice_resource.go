@@ -2,13 +2,11 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -34,136 +32,6 @@ type sliceResource struct {
 
 func (r *sliceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_slice"
-}
-
-func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan sliceResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, 2*time.Hour, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
-	s, diags := resolveShape(plan.shape())
-	resp.Diagnostics.Append(diags...)
-	if s == nil || resp.Diagnostics.HasError() {
-		return
-	}
-	clusterID, _ := gke.ParseClusterID(plan.Cluster.ValueString())
-	id := gke.NodePoolID{Cluster: clusterID, Name: plan.Name.ValueString()}
-	fail := func(format string, args ...any) {
-		resp.Diagnostics.AddError("Error Creating Slice", fmt.Sprintf("creating raytpu_slice (%s): ", id)+fmt.Sprintf(format, args...))
-	}
-	client, err := r.data.gkeClient(ctx)
-	if err != nil {
-		fail("%s", err)
-		return
-	}
-	cluster, err := r.data.cluster(ctx, client, clusterID)
-	if err != nil {
-		fail("reading the cluster: %s", gke.WithAdvice(err))
-		return
-	}
-	// Resolved again here: at plan time the cluster may not have existed yet.
-	version, d := r.resolveNodeVersion(ctx, client, clusterID, cluster, plan.NodeVersion, s, plan.QueuedProvisioning.ValueBool())
-	resp.Diagnostics.Append(d...)
-	if d.HasError() {
-		return
-	}
-	plan.CurrentNodeVersion = types.StringValue(version)
-	if plan.Zone.IsUnknown() || plan.Zone.IsNull() {
-		zone, ok := clusterID.Zone()
-		if !ok {
-			resp.Diagnostics.AddAttributeError(path.Root("zone"), "Missing Zone",
-				fmt.Sprintf("%s is a regional cluster: set zone to one of its zones that offers %s.", clusterID, s.Generation.DisplayName))
-			return
-		}
-		plan.Zone = types.StringValue(zone)
-	}
-	pool, diags := expandNodePool(ctx, plan, s)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	unlock, err := client.LockNodePool(ctx, id)
-	if err != nil {
-		fail("%s", err)
-		return
-	}
-	defer unlock()
-	op, err := client.CreateNodePool(ctx, id, pool)
-	if gke.IsAlreadyExists(err) {
-		op, err = adoptNodePool(ctx, client, id, pool, err)
-	}
-	if err != nil {
-		fail("%s", gke.WithAdvice(err))
-		return
-	}
-	// GKE accepted the pool: record it now, so that an interrupted wait leaves it in state.
-	plan.ID = types.StringValue(id.String())
-	plan.setLiveNull()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	// The hosts are watched while GKE creates the pool: their turning Ready is what tells the
-	// wait that the pool is up, without polling the operation for it.
-	access := accessOf(cluster)
-	var hosts *hostWait
-	var hostsUp <-chan struct{}
-	if plan.WaitForHosts.ValueBool() && !plan.QueuedProvisioning.ValueBool() {
-		hosts = startHostWait(ctx, client, access, id.Name, s.Hosts)
-		defer hosts.stop()
-		hostsUp = hosts.done
-	}
-	created, err := client.WaitForNodePoolCreation(ctx, id, op, hostsUp)
-	if err != nil {
-		var opErr *gke.OperationError
-		if !errors.As(err, &opErr) {
-			fail("waiting for the node pool: %s%s", gke.WithAdvice(err), keptInState)
-			return
-		}
-		hosts.stop()
-		// Atomic: a failed creation may leave a pool in ERROR; delete it before reporting.
-		cleanup := deleteNodePool(ctx, client, id)
-		if cleanup != nil {
-			fail("%s\n\nThe partly created node pool could not be deleted (%s); it stays in state and the next apply replaces it.", gke.WithAdvice(err), cleanup)
-			return
-		}
-		resp.State.RemoveResource(ctx)
-		fail("%s\n\nNothing was left behind: the node pool GKE started was deleted.", gke.WithAdvice(err))
-		return
-	}
-	unlock()
-	if created.GetStatus() == containerpb.NodePool_ERROR {
-		// Only an adopted pool whose creation was already over gets here with an error.
-		fail("the node pool was created in the ERROR state: %s%s", created.GetStatusMessage(), keptInState) //nolint:staticcheck // deprecated in the API, still reported by GKE
-		return
-	}
-	timeout, _ := time.ParseDuration(plan.HostWaitTimeout.ValueString())
-	observed := true
-	if err := hosts.result(ctx, timeout); err != nil {
-		if !kube.CannotObserve(err) {
-			fail("waiting for its %d hosts to be Ready Kubernetes nodes (host_wait_timeout %s after GKE created the node pool): %s%s",
-				s.Hosts, plan.HostWaitTimeout.ValueString(), err, keptInState)
-			return
-		}
-		observed = false
-		resp.Diagnostics.AddWarning("Slice Hosts Not Observed", fmt.Sprintf("GKE reports %s created, but its hosts cannot be seen "+
-			"in the cluster's Kubernetes API from here: %s. The slice is created and recorded; hosts, ready_hosts and healthy "+
-			"stay unknown until a refresh reaches the API server. For a private cluster, let GKE's DNS-based control plane "+
-			"endpoint accept external traffic, or run Terraform where the private endpoint is reachable.", id, err))
-	}
-	var listed []kube.Host
-	if observed {
-		var err error
-		if listed, err = sliceHosts(ctx, client, access, created); err != nil {
-			resp.Diagnostics.AddWarning("Slice Hosts Unknown", fmt.Sprintf("listing the hosts of raytpu_slice (%s): %s", id, err))
-		}
-	}
-	resp.Diagnostics.Append(readPool(ctx, &plan, created, listed)...)
-	resp.Diagnostics.Append(keepAccess(ctx, resp.Private, access)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 func (r *sliceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -247,16 +115,35 @@ func (r *sliceResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	var mutations []func(context.Context) (*containerpb.Operation, error)
 	if changed {
-		err := mutateNodePool(ctx, client, id, func(ctx context.Context) (*containerpb.Operation, error) {
-			return client.UpdateNodePool(ctx, update)
+		mutations = append(mutations, func(ctx context.Context) (*containerpb.Operation, error) { return client.UpdateNodePool(ctx, update) })
+	}
+	// Flex-start capacity autoscales whatever the setting says.
+	running := runningChoice(ctx, state)
+	if want := plan.Autoscaling.ValueBool() || running.flexible(); want != (state.Autoscaling.ValueBool() || running.flexible()) {
+		autoscaling := &containerpb.NodePoolAutoscaling{Enabled: false}
+		if want {
+			autoscaling = sliceAutoscaling(int(plan.NumHosts.ValueInt64()), false)
+		}
+		mutations = append(mutations, func(ctx context.Context) (*containerpb.Operation, error) {
+			return client.SetNodePoolAutoscaling(ctx, id, autoscaling)
 		})
-		if err != nil {
+	}
+	if !plan.AutoRepair.Equal(state.AutoRepair) || !plan.AutoUpgrade.Equal(state.AutoUpgrade) {
+		management := &containerpb.NodeManagement{AutoRepair: plan.AutoRepair.ValueBool(), AutoUpgrade: plan.AutoUpgrade.ValueBool()}
+		mutations = append(mutations, func(ctx context.Context) (*containerpb.Operation, error) {
+			return client.SetNodePoolManagement(ctx, id, management)
+		})
+	}
+	for _, start := range mutations {
+		if err := mutateNodePool(ctx, client, id, start); err != nil {
 			resp.Diagnostics.AddError("Error Updating Slice", fmt.Sprintf("updating raytpu_slice (%s): %s", id, gke.WithAdvice(err)))
 			return
 		}
 	}
-	// Ray settings and waits live in Terraform only; the live attributes keep their refreshed values.
+	// Ray settings, waits and capacity choices not taken live in Terraform only; the live attributes
+	// keep their refreshed values.
 	plan.ID = state.ID
 	plan.Hosts, plan.ReadyHosts, plan.Status, plan.Healthy = state.Hosts, state.ReadyHosts, state.Status, state.Healthy
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -290,7 +177,9 @@ func (r *sliceResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	defer unlock()
 	if err := deleteNodePool(ctx, client, id); err != nil {
 		resp.Diagnostics.AddError("Error Deleting Slice", fmt.Sprintf("deleting raytpu_slice (%s): %s", id, gke.WithAdvice(err)))
+		return
 	}
+	resp.Diagnostics.Append(deleteOwnWorkloadPolicy(ctx, client, id, state.PlacementPolicyName.ValueString())...)
 }
 
 func (r *sliceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -345,10 +234,9 @@ func readPool(ctx context.Context, m *sliceResourceModel, pool *containerpb.Node
 	diags.Append(d...)
 	m.Hosts = list
 	m.ReadyHosts = types.Int64Value(int64(ready))
-	wantHosts := m.NumHosts.ValueInt64()
-	if m.QueuedProvisioning.ValueBool() {
-		wantHosts = int64(len(hosts))
-	}
-	m.Healthy = types.BoolValue(pool.GetStatus() == containerpb.NodePool_RUNNING && int64(ready) == wantHosts)
+	// An autoscaled slice is whole with all of its hosts or none: it scales as one unit.
+	present, want := int64(len(hosts)), m.NumHosts.ValueInt64()
+	whole := present == want || (present == 0 && pool.GetAutoscaling().GetEnabled())
+	m.Healthy = types.BoolValue(pool.GetStatus() == containerpb.NodePool_RUNNING && whole && int64(ready) == present)
 	return diags
 }

@@ -246,8 +246,6 @@ resource "raytpu_slice" "test" {
 			step(`generation = "v6e"
   topology = "4x4"
   node_version = "1.31.1-gke.2105000"`, `(?s)GKE Version Too Old for TPU Generation.*1\.31\.1-gke\.2105000 is below\s+1\.31\.2-gke\.1115000`),
-			step(`generation = "tpu7x"
-  topology = "4x4x4"`, `(?s)Missing Placement Policy.*workload policy`),
 			step(`generation = "v6e"
   topology = "4x4"
   placement_policy_name = "p"`, `(?s)Placement Policy Not Applicable`),
@@ -259,11 +257,11 @@ resource "raytpu_slice" "test" {
   topology = "4x4"`, `(?s)Conflicting TPU Shape Attributes`),
 			step(`generation = "v4"
   topology = "2x2x2"
-  queued_provisioning = true`, `(?s)Queued Provisioning Not Offered.*flex-start.*TPU v4`),
+  queued_provisioning = true`, `(?s)Flex-Start Not Offered.*queued\s+provisioning.*TPU\s+v4`),
 			step(`generation = "v6e"
   topology = "4x4"
   queued_provisioning = true
-  node_version = "1.31.2-gke.1115000"`, `(?s)GKE Version Too Old for Queued Provisioning.*1\.33\.0-gke\.1712000`),
+  node_version = "1.31.2-gke.1115000"`, `(?s)GKE Version Too Old for Flex-Start.*1\.33\.0-gke\.1712000`),
 			step(`accelerator_type = "v6e-32"
   generation = "v6e"
   topology = "4x4"`, `(?s)Conflicting TPU Shape Attributes.*"v6e-32" does not name the slice.*\(v6e-16\)`),
@@ -514,6 +512,11 @@ func nodePoolCount(cluster string, want int) resource.TestCheckFunc {
 
 func TestAccSlice_capacityOptionsAndClustersInParallel(t *testing.T) {
 	t.Parallel()
+	if err := testEmulator.CreateReservation(context.Background(), emulator.Reservation{
+		Project: "shared-capacity", Zone: testLocation, Name: "tpu-v5p", Generation: "v5p", Chips: 8, SpecificOnly: true,
+	}); err != nil {
+		t.Fatal(err)
+	}
 	config := testAccProviderConfig() + `
 resource "raytpu_cluster" "a" {
   name                = "acc-cap-a"
@@ -555,6 +558,7 @@ resource "raytpu_slice" "queued" {
 					at("raytpu_slice.spot", "healthy", knownvalue.Bool(true)),
 					at("raytpu_slice.reserved", "reservation", knownvalue.ObjectExact(map[string]knownvalue.Check{
 						"name": knownvalue.StringExact("tpu-v5p"), "project": knownvalue.StringExact("shared-capacity"),
+						"consume": knownvalue.Null(), "block": knownvalue.Null(),
 					})),
 					at("raytpu_slice.reserved", "ready_hosts", knownvalue.Int64Exact(2)),
 					// Queued provisioning: the pool starts empty; nodes come with ProvisioningRequests.

@@ -5,14 +5,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -33,7 +30,14 @@ type sliceResourceModel struct {
 	Zone                types.String   `tfsdk:"zone"`
 	Spot                types.Bool     `tfsdk:"spot"`
 	Reservation         types.Object   `tfsdk:"reservation"`
+	FlexStart           types.Bool     `tfsdk:"flex_start"`
+	MaxRunDuration      types.String   `tfsdk:"max_run_duration"`
 	QueuedProvisioning  types.Bool     `tfsdk:"queued_provisioning"`
+	Autoscaling         types.Bool     `tfsdk:"autoscaling"`
+	AutoRepair          types.Bool     `tfsdk:"auto_repair"`
+	AutoUpgrade         types.Bool     `tfsdk:"auto_upgrade"`
+	Fallback            types.List     `tfsdk:"fallback"`
+	CapacityUsed        types.Object   `tfsdk:"capacity_used"`
 	PlacementPolicyName types.String   `tfsdk:"placement_policy_name"`
 	ServiceAccount      types.String   `tfsdk:"service_account"`
 	OAuthScopes         types.List     `tfsdk:"oauth_scopes"`
@@ -65,11 +69,8 @@ type sliceResourceModel struct {
 	Healthy             types.Bool     `tfsdk:"healthy"`
 }
 
-var reservationAttrTypes = map[string]attr.Type{"name": types.StringType, "project": types.StringType}
-
 func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replaceString := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	replaceBool := []planmodifier.Bool{boolplanmodifier.RequiresReplace()}
 	derivedString := func(description string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: description}
 	}
@@ -135,34 +136,13 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "GKE version the slice's nodes run, as GKE reports it.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"zone": schema.StringAttribute{
-				Optional: true, Computed: true,
-				MarkdownDescription: "Zone of the slice; defaults to the cluster's location when that is a zone. Required for regional clusters.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
-			},
-			"spot": schema.BoolAttribute{
-				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				MarkdownDescription: "Use Spot capacity.", PlanModifiers: replaceBool,
-			},
-			"reservation": schema.SingleNestedAttribute{
-				Optional:            true,
-				MarkdownDescription: "Consume a specific Compute Engine reservation.",
-				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
-				Attributes: map[string]schema.Attribute{
-					"name":    schema.StringAttribute{Required: true, MarkdownDescription: "Reservation name."},
-					"project": schema.StringAttribute{Optional: true, MarkdownDescription: "Project of a shared reservation; the cluster's project when unset."},
-				},
-			},
-			"queued_provisioning": schema.BoolAttribute{
-				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				MarkdownDescription: "Create the pool empty and let nodes arrive through ProvisioningRequests (Dynamic Workload Scheduler). Hosts are not waited for.",
-				PlanModifiers:       replaceBool,
-			},
 			"placement_policy_name": schema.StringAttribute{
-				Optional: true,
-				MarkdownDescription: "Name of a Compute Engine workload policy (`HIGH_THROUGHPUT`, with the slice's accelerator topology). Required " +
-					"for multi-host tpu7x slices, which GKE places only this way; refused for other slices.",
-				PlanModifiers: replaceString,
+				Optional: true, Computed: true,
+				MarkdownDescription: "Name of the Compute Engine workload policy that places a multi-host tpu7x slice (GKE places " +
+					"those only this way; refused for other slices). Unset, raytpu creates a `HIGH_THROUGHPUT` policy with the " +
+					"slice's accelerator topology in the cluster's region, named after the node pool, and deletes it with the " +
+					"slice. Set, the policy must exist with that type and topology: it is checked before the node pool is requested.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
 			},
 			"service_account": schema.StringAttribute{
 				Optional: true, MarkdownDescription: "Service account of the nodes; GKE's default when unset.", PlanModifiers: replaceString,
@@ -273,13 +253,19 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				"image with `google.com/tpu` limits and requests, node selector and toleration. Use `jsondecode` to put it in a RayCluster."),
 			"hosts": schema.ListAttribute{
 				Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "Kubernetes node names of the slice's hosts, in worker order.",
+				MarkdownDescription: "Kubernetes node names of the slice's hosts that are there now, in worker order: all of " +
+					"them, or none while an autoscaled or flex-start slice is scaled to zero.",
 			},
 			"ready_hosts": derivedInt("Hosts whose node is Ready."),
 			"status":      derivedString("GKE status of the node pool, for example `RUNNING`."),
 			"healthy": schema.BoolAttribute{
-				Computed: true, MarkdownDescription: "The pool is `RUNNING` and every host is Ready.",
+				Computed: true,
+				MarkdownDescription: "The pool is `RUNNING` and every host is Ready; for an autoscaled or flex-start slice, " +
+					"also when it is scaled to zero (a slice caught while it scales reads unhealthy).",
 			},
 		},
+	}
+	for name, a := range sliceCapacityAttributes() {
+		resp.Schema.Attributes[name] = a
 	}
 }

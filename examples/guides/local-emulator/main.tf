@@ -6,8 +6,8 @@ terraform {
   }
 }
 
-# The endpoint and the token come from the emulator's export lines:
-# RAYTPU_CONTAINER_ENDPOINT and GOOGLE_OAUTH_ACCESS_TOKEN.
+# The endpoints and the token come from the emulator's export lines:
+# RAYTPU_CONTAINER_ENDPOINT, RAYTPU_COMPUTE_ENDPOINT and GOOGLE_OAUTH_ACCESS_TOKEN.
 provider "raytpu" {
   project  = "local-project"
   location = "us-central2-b"
