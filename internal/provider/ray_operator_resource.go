@@ -197,9 +197,7 @@ func (r *rayOperatorResource) ImportState(ctx context.Context, req resource.Impo
 		invalidImportID(resp, err)
 		return
 	}
-	importAttributes(ctx, resp, map[string]any{
-		"id": id.String(), "cluster": id.String(), "wait_for_kuberay": true, "disable_on_destroy": true,
-	})
+	importAttributes(ctx, resp, rayOperatorAdoptedAttributes(id))
 }
 
 // setAddon turns the add-on on (with the model's settings) or off, keeping the cluster's other

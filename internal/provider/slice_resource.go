@@ -188,10 +188,7 @@ func (r *sliceResource) ImportState(ctx context.Context, req resource.ImportStat
 		invalidImportID(resp, err)
 		return
 	}
-	importAttributes(ctx, resp, map[string]any{
-		"id": id.String(), "cluster": id.Cluster.String(), "name": id.Name,
-		"wait_for_hosts": true, "host_wait_timeout": "10m", "replace_unhealthy": false,
-	})
+	importAttributes(ctx, resp, sliceAdoptedAttributes(id))
 }
 
 // sliceHosts lists the hosts of pool, as it runs (nil, nil while GKE has not created it yet).
