@@ -9,8 +9,6 @@ import (
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
-	"google.golang.org/api/impersonate"
-	"google.golang.org/api/option"
 )
 
 // Scopes are the OAuth2 scopes raytpu asks for: the GKE API and, with the same token, each
@@ -20,16 +18,21 @@ var Scopes = []string{
 	"https://www.googleapis.com/auth/userinfo.email",
 }
 
-// Auth says how to obtain Google access tokens. At most one of Credentials and AccessToken is
-// set; with neither, Application Default Credentials are used.
+// Auth says how to obtain Google access tokens. At most one of Credentials, AccessToken and
+// External is set; with none, Application Default Credentials are used.
 type Auth struct {
 	// Credentials is a credentials file path or its JSON content.
 	Credentials string
 	// AccessToken is a ready OAuth2 access token.
 	AccessToken string
+	// External are workload identity federation credentials given as values.
+	External *ExternalCredentials
 	// ImpersonateServiceAccount, when set, exchanges the credentials above for the service
 	// account's tokens.
 	ImpersonateServiceAccount string
+	// ImpersonateDelegates is the delegation chain of that impersonation: service accounts, each
+	// allowed to impersonate the next, the last one ImpersonateServiceAccount.
+	ImpersonateDelegates []string
 }
 
 // TokenSource resolves Auth into a token source. Tokens are fetched lazily, so building one
@@ -42,18 +45,16 @@ func (a Auth) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
 	if a.ImpersonateServiceAccount == "" {
 		return base, nil
 	}
-	ts, err := impersonate.CredentialsTokenSource(ctx, impersonate.CredentialsConfig{
-		TargetPrincipal: a.ImpersonateServiceAccount,
-		Scopes:          Scopes,
-	}, option.WithTokenSource(base))
-	if err != nil {
-		return nil, fmt.Errorf("impersonating %s: %w", a.ImpersonateServiceAccount, err)
-	}
-	return ts, nil
+	return newImpersonation(ctx, base, IAMCredentialsURL(a.ImpersonateServiceAccount), a.ImpersonateDelegates), nil
 }
 
 func (a Auth) baseTokenSource(ctx context.Context) (oauth2.TokenSource, error) {
 	switch {
+	case a.External != nil:
+		if err := a.External.Check(); err != nil {
+			return nil, err
+		}
+		return externalAccountTokenSource(ctx, a.External.config())
 	case a.AccessToken != "":
 		return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: a.AccessToken}), nil
 	case a.Credentials != "":

@@ -66,6 +66,7 @@ func (p *raytpuProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 				MarkdownDescription: "Email of a service account whose tokens raytpu uses, obtained with the credentials above. " +
 					"Falls back to `GOOGLE_IMPERSONATE_SERVICE_ACCOUNT`.",
 			},
+			"impersonate_service_account_delegates": impersonateDelegatesAttribute(),
 			"container_endpoint": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Base URL of the GKE API, for a private endpoint or a local emulator. Falls back to " +
@@ -86,6 +87,7 @@ func (p *raytpuProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 					"hosts are watched in Kubernetes and its operation is read only at this interval, to see a failure.",
 			},
 		},
+		Blocks: map[string]schema.Block{"external_credentials": externalCredentialsBlock()},
 	}
 }
 

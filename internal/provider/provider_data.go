@@ -23,6 +23,8 @@ type providerModel struct {
 	Credentials               types.String `tfsdk:"credentials"`
 	AccessToken               types.String `tfsdk:"access_token"`
 	ImpersonateServiceAccount types.String `tfsdk:"impersonate_service_account"`
+	ImpersonateDelegates      types.List   `tfsdk:"impersonate_service_account_delegates"`
+	ExternalCredentials       types.Object `tfsdk:"external_credentials"`
 	ContainerEndpoint         types.String `tfsdk:"container_endpoint"`
 	ComputeEndpoint           types.String `tfsdk:"compute_endpoint"`
 	OperationPollInterval     types.String `tfsdk:"operation_poll_interval"`
@@ -87,6 +89,7 @@ func newProviderData(ctx context.Context, m providerModel, version string) (*pro
 			Poll:            gke.DefaultPollSchedule,
 		},
 	}
+	diags.Append(m.configureFederation(ctx, &d.auth)...)
 	if d.auth.Credentials != "" && d.auth.AccessToken != "" {
 		diags.AddAttributeError(path.Root("access_token"), "Conflicting Credentials",
 			"access_token (or GOOGLE_OAUTH_ACCESS_TOKEN) and credentials (or GOOGLE_CREDENTIALS) are both set: keep one of them.")
@@ -110,10 +113,14 @@ func newProviderData(ctx context.Context, m providerModel, version string) (*pro
 			d.config.Poll = d.config.Poll.WithMax(bound)
 		}
 	}
-	if d.auth.Credentials != "" && !diags.HasError() {
+	if (d.auth.Credentials != "" || d.auth.External != nil) && !diags.HasError() {
 		// Reading the credentials costs no network call and catches a bad file at plan time.
 		if _, err := d.auth.TokenSource(ctx); err != nil {
-			diags.AddAttributeError(path.Root("credentials"), "Invalid Credentials", err.Error()+".")
+			attribute := "credentials"
+			if d.auth.External != nil {
+				attribute = "external_credentials"
+			}
+			diags.AddAttributeError(path.Root(attribute), "Invalid Credentials", err.Error()+".")
 		}
 	}
 	return d, diags
