@@ -40,6 +40,7 @@ func (m *clusterResourceModel) setUnknownComputedToNull() {
 	if m.ResourceLabels.IsUnknown() {
 		m.ResourceLabels = types.MapNull(types.StringType)
 	}
+	m.AutoProvisioning = autoProvisioningLocationsKnown(m.AutoProvisioning)
 }
 
 func expandReleaseChannel(v types.String) *containerpb.ReleaseChannel {
@@ -83,6 +84,11 @@ func expandCluster(ctx context.Context, m clusterResourceModel) (*containerpb.Cl
 	policy, d := expandMaintenancePolicy(ctx, m.MaintenancePolicy)
 	diags.Append(d...)
 	cluster.MaintenancePolicy = policy
+	if !m.AutoProvisioning.IsNull() {
+		autoscaling, d := expandAutoProvisioning(ctx, m.AutoProvisioning)
+		diags.Append(d...)
+		cluster.Autoscaling = autoscaling
+	}
 	return cluster, diags
 }
 
@@ -129,6 +135,9 @@ func flattenCluster(ctx context.Context, c *containerpb.Cluster, m *clusterResou
 	policy, d := flattenMaintenancePolicy(ctx, c.GetMaintenancePolicy(), m.MaintenancePolicy)
 	diags.Append(d...)
 	m.MaintenancePolicy = policy
+	autoProvisioning, d := flattenAutoProvisioning(ctx, c.GetAutoscaling(), m.AutoProvisioning)
+	diags.Append(d...)
+	m.AutoProvisioning = autoProvisioning
 	for _, pool := range c.GetNodePools() {
 		if pool.GetName() == systemPoolName {
 			m.SystemPool = types.ObjectValueMust(systemPoolAttrTypes, map[string]attr.Value{

@@ -153,6 +153,12 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 			updates = append(updates, &containerpb.ClusterUpdate{DesiredMasterVersion: version})
 		}
 	}
+	// After a version change: node auto-provisioning of a generation needs a minimum GKE version.
+	if !plan.AutoProvisioning.Equal(state.AutoProvisioning) {
+		autoscaling, diags := expandAutoProvisioning(ctx, plan.AutoProvisioning)
+		resp.Diagnostics.Append(diags...)
+		updates = append(updates, &containerpb.ClusterUpdate{DesiredClusterAutoscaling: autoscaling})
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -35,6 +35,7 @@ type clusterResourceModel struct {
 	SystemPool         types.Object   `tfsdk:"system_pool"`
 	RayOperator        types.Object   `tfsdk:"ray_operator"`
 	MaintenancePolicy  types.Object   `tfsdk:"maintenance_policy"`
+	AutoProvisioning   types.Object   `tfsdk:"auto_provisioning"`
 	DeletionProtection types.Bool     `tfsdk:"deletion_protection"`
 	WaitForKubeRay     types.Bool     `tfsdk:"wait_for_kuberay"`
 	Endpoint           types.String   `tfsdk:"endpoint"`
@@ -133,6 +134,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				},
 			},
 			"maintenance_policy": maintenancePolicySchema(),
+			"auto_provisioning":  autoProvisioningSchema(),
 			"deletion_protection": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "While `true` (the default), destroy refuses to delete the cluster. Set it to `false` and apply first.",

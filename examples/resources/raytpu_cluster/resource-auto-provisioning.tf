@@ -1,0 +1,19 @@
+# A cluster where GKE creates TPU slices on demand: a RayCluster worker group that asks for a v6e
+# 4x4 (node selector and google.com/tpu request) gets a node pool of that shape from node
+# auto-provisioning, up to 64 v6e chips (four 4x4 slices) and 16 v5p chips in all.
+resource "raytpu_cluster" "on_demand" {
+  name               = "ray-tpu-on-demand"
+  location           = "us-east5-b"
+  min_master_version = "1.34"
+
+  auto_provisioning = {
+    # GKE requires cpu and memory limits; they count every node pool of the cluster.
+    max_cpu       = 64
+    max_memory_gb = 256
+    tpu_limits = [
+      { generation = "v6e", max_chips = 64 },
+      { generation = "v5p", max_chips = 16 },
+    ]
+    locations = ["us-east5-b"]
+  }
+}
