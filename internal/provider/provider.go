@@ -5,6 +5,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -17,6 +18,8 @@ const Address = "registry.terraform.io/raytpu/raytpu"
 var (
 	_ provider.Provider              = (*raytpuProvider)(nil)
 	_ provider.ProviderWithFunctions = (*raytpuProvider)(nil)
+
+	_ provider.ProviderWithEphemeralResources = (*raytpuProvider)(nil)
 )
 
 type raytpuProvider struct {
@@ -104,6 +107,7 @@ func (p *raytpuProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.EphemeralResourceData = data
 }
 
 func (p *raytpuProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -117,6 +121,12 @@ func (p *raytpuProvider) Resources(_ context.Context) []func() resource.Resource
 func (p *raytpuProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewTopologyDataSource,
+	}
+}
+
+func (p *raytpuProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{
+		NewClusterCredentialsEphemeralResource,
 	}
 }
 
