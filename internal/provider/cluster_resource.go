@@ -24,7 +24,7 @@ var (
 
 // NewClusterResource returns raytpu_cluster: a GKE Standard cluster with the Ray Operator add-on.
 func NewClusterResource() resource.Resource {
-	return &clusterResource{}
+	return clusterResourceWithIdentity{&clusterResource{}}
 }
 
 type clusterResource struct {

@@ -30,7 +30,7 @@ var (
 // NewRayOperatorResource returns raytpu_ray_operator: the Ray Operator add-on of a cluster that
 // another configuration manages.
 func NewRayOperatorResource() resource.Resource {
-	return &rayOperatorResource{}
+	return rayOperatorResourceWithIdentity{&rayOperatorResource{}}
 }
 
 type rayOperatorResource struct {

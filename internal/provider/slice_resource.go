@@ -23,7 +23,7 @@ var (
 
 // NewSliceResource returns raytpu_slice: one TPU slice as one GKE node pool.
 func NewSliceResource() resource.Resource {
-	return &sliceResource{}
+	return sliceResourceWithIdentity{&sliceResource{}}
 }
 
 type sliceResource struct {
