@@ -1,0 +1,140 @@
+package kube
+
+import (
+	"fmt"
+	"strconv"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+)
+
+// RayClusterSpec is a RayCluster as raytpu manages it: a CPU head and TPU worker groups, each
+// group's replicas being whole slices.
+type RayClusterSpec struct {
+	Namespace, Name string
+	RayVersion      string
+	Image           string
+	Head            RayHead
+	Groups          []RayWorkerGroup
+	// Annotations are set on the RayCluster (raytpu keeps its own configuration there, so that an
+	// import can read it back).
+	Annotations map[string]string
+}
+
+// RayHead is the head group.
+type RayHead struct {
+	CPU, Memory    string // Kubernetes quantities, requests and limits
+	ServiceType    string // ClusterIP, NodePort or LoadBalancer
+	RayStartParams map[string]string
+}
+
+// RayWorkerGroup is one worker group: Replicas slices of NumOfHosts hosts each.
+type RayWorkerGroup struct {
+	Name         string
+	Replicas     int
+	NumOfHosts   int
+	ChipsPerHost int
+	// NodeSelector selects the slice shape (accelerator and topology labels).
+	NodeSelector map[string]string
+	// NodePools, when set, confines the group to these node pools (its slices); empty lets any
+	// pool of the shape take it, including one node auto-provisioning creates for it.
+	NodePools      []string
+	CPU, Memory    string // optional, per host
+	RayStartParams map[string]string
+}
+
+// RayClusterObject renders s with KubeRay's Go types.
+func RayClusterObject(s RayClusterSpec) (*rayv1.RayCluster, error) {
+	head, err := resources(s.Head.CPU, s.Head.Memory, 0)
+	if err != nil {
+		return nil, fmt.Errorf("head: %w", err)
+	}
+	serviceType := corev1.ServiceType(s.Head.ServiceType)
+	rc := &rayv1.RayCluster{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rayv1.GroupVersion.String(), Kind: RayClusterKind},
+		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, Annotations: s.Annotations},
+		Spec: rayv1.RayClusterSpec{
+			RayVersion: s.RayVersion,
+			HeadGroupSpec: rayv1.HeadGroupSpec{
+				ServiceType:    serviceType,
+				RayStartParams: nonNil(s.Head.RayStartParams),
+				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+					Name: "ray-head", Image: s.Image, Resources: corev1.ResourceRequirements{Requests: head, Limits: head},
+				}}}},
+			},
+		},
+	}
+	for _, g := range s.Groups {
+		spec, err := workerGroup(g, s.Image)
+		if err != nil {
+			return nil, fmt.Errorf("worker group %s: %w", g.Name, err)
+		}
+		rc.Spec.WorkerGroupSpecs = append(rc.Spec.WorkerGroupSpecs, spec)
+	}
+	return rc, nil
+}
+
+func workerGroup(g RayWorkerGroup, image string) (rayv1.WorkerGroupSpec, error) {
+	res, err := resources(g.CPU, g.Memory, g.ChipsPerHost)
+	if err != nil {
+		return rayv1.WorkerGroupSpec{}, err
+	}
+	replicas := int32(g.Replicas)
+	pod := corev1.PodSpec{
+		Containers: []corev1.Container{{
+			Name: "ray-worker", Image: image, Resources: corev1.ResourceRequirements{Requests: res, Limits: res},
+		}},
+		NodeSelector: g.NodeSelector,
+		Tolerations: []corev1.Toleration{{
+			Key: tpu.ResourceName, Operator: corev1.TolerationOpEqual, Value: tpu.TaintValue, Effect: corev1.TaintEffectNoSchedule,
+		}},
+	}
+	if len(g.NodePools) > 0 {
+		// The TPU webhook keeps each replica within one node pool; this keeps the group on its own
+		// slices, so that it never takes another group's slice of the same shape.
+		pod.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: tpu.LabelNodePool, Operator: corev1.NodeSelectorOpIn, Values: g.NodePools}},
+			}}},
+		}}
+	}
+	return rayv1.WorkerGroupSpec{
+		GroupName:      g.Name,
+		Replicas:       &replicas,
+		MinReplicas:    &replicas,
+		MaxReplicas:    &replicas,
+		NumOfHosts:     int32(g.NumOfHosts),
+		RayStartParams: nonNil(g.RayStartParams),
+		Template:       corev1.PodTemplateSpec{Spec: pod},
+	}, nil
+}
+
+// resources is the container's requests and limits: cpu and memory when given, and the TPU chips.
+func resources(cpu, memory string, chips int) (corev1.ResourceList, error) {
+	out := corev1.ResourceList{}
+	for name, v := range map[corev1.ResourceName]string{corev1.ResourceCPU: cpu, corev1.ResourceMemory: memory} {
+		if v == "" {
+			continue
+		}
+		q, err := resource.ParseQuantity(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q is not a Kubernetes quantity: %w", name, v, err)
+		}
+		out[name] = q
+	}
+	if chips > 0 {
+		out[corev1.ResourceName(tpu.ResourceName)] = resource.MustParse(strconv.Itoa(chips))
+	}
+	return out, nil
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
