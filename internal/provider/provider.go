@@ -113,6 +113,7 @@ func (p *raytpuProvider) Configure(ctx context.Context, req provider.ConfigureRe
 func (p *raytpuProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewClusterResource,
+		NewRayClusterResource,
 		NewRayOperatorResource,
 		NewSliceResource,
 	}

@@ -33,13 +33,13 @@ func (v Version) Less(o Version) bool {
 func ParseVersion(s string) (Version, error) {
 	parts := strings.Split(s, ".")
 	if len(parts) < 2 || len(parts) > 3 {
-		return Version{}, fmt.Errorf("Ray version %q is not major.minor.patch, like 2.55.0", s)
+		return Version{}, fmt.Errorf("ray_version %q is not major.minor.patch, like 2.55.0", s)
 	}
 	var n [3]int
 	for i, p := range parts {
 		v, err := strconv.Atoi(p)
 		if err != nil || v < 0 || (len(p) > 1 && p[0] == '0') {
-			return Version{}, fmt.Errorf("Ray version %q is not major.minor.patch, like 2.55.0", s)
+			return Version{}, fmt.Errorf("ray_version %q is not major.minor.patch, like 2.55.0", s)
 		}
 		n[i] = v
 	}

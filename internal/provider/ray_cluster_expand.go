@@ -1,0 +1,280 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
+	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+)
+
+// sliceGroupShape reads the node pools of a slices group from GKE and returns their common shape
+// and pool names. Pools of different shapes are an error: one worker group has one numOfHosts,
+// selector and chip count, so a multislice group must be identical slices. With lenient, pools
+// that do not exist yet are skipped (at plan time they may be created in the same apply).
+func sliceGroupShape(ctx context.Context, client *gke.Client, ids []string, p path.Path, lenient bool, diags *diag.Diagnostics) (*tpu.Slice, []string) {
+	var (
+		shape    *tpu.Slice
+		shapeOf  string
+		pools    []string
+		failures bool
+	)
+	for k, raw := range ids {
+		id, err := gke.ParseNodePoolID(raw)
+		if err != nil {
+			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Invalid Slice ID", err.Error()+", the id attribute of raytpu_slice.")
+			failures = true
+			continue
+		}
+		pool, err := client.GetNodePool(ctx, id)
+		if err != nil {
+			if lenient {
+				continue
+			}
+			what := gke.WithAdvice(err)
+			if gke.IsNotFound(err) {
+				what = "the node pool does not exist (deleted outside Terraform? apply its raytpu_slice again)"
+			}
+			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Slice Not Available", fmt.Sprintf("reading slice %s: %s.", id, what))
+			failures = true
+			continue
+		}
+		s, err := tpu.SliceForNodePool(pool.GetConfig().GetMachineType(), pool.GetPlacementPolicy().GetTpuTopology())
+		if err != nil {
+			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Not A TPU Slice",
+				fmt.Sprintf("node pool %s is not a TPU slice: %s. List raytpu_slice ids only.", id, err))
+			failures = true
+			continue
+		}
+		if shape != nil && (shape.Generation != s.Generation || shape.Topology != s.Topology || shape.ChipsPerHost() != s.ChipsPerHost()) {
+			diags.AddAttributeError(p.AtName("slices"), "Multislice Group Mixes Shapes",
+				fmt.Sprintf("slice %s is %s, but %s is %s: the slices of one worker group must be identical (one numOfHosts, node selector "+
+					"and chip count). Put slices of other shapes in their own worker group.", id.Name, describeSlice(s), shapeOf, describeSlice(shape)))
+			failures = true
+			continue
+		}
+		if shape == nil {
+			shape, shapeOf = s, id.Name
+		}
+		pools = append(pools, id.Name)
+	}
+	if failures {
+		return nil, nil
+	}
+	return shape, pools
+}
+
+func describeSlice(s *tpu.Slice) string {
+	return fmt.Sprintf("%s %s on %s (%d hosts)", s.Generation.Name, s.Topology, s.MachineType.Name, s.Hosts)
+}
+
+// resolvedGroup is a worker group with its shape known.
+type resolvedGroup struct {
+	kube.RayWorkerGroup
+	slice *tpu.Slice
+}
+
+// resolveRayCluster turns the model into the RayCluster to apply, reading the slices from GKE.
+func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterModel, diags *diag.Diagnostics) (kube.RayClusterSpec, []resolvedGroup) {
+	cfg, d := rayConfigOf(ctx, m)
+	diags.Append(d...)
+	if diags.HasError() {
+		return kube.RayClusterSpec{}, nil
+	}
+	names, _, _ := rayNamesFor(m.RayVersion)
+	var groups []resolvedGroup
+	for i, g := range cfg.Groups {
+		p := path.Root("worker_groups").AtListIndex(i)
+		rg := resolvedGroup{RayWorkerGroup: kube.RayWorkerGroup{
+			Name: g.Name, CPU: deref(g.CPU), Memory: deref(g.Memory), RayStartParams: g.RayStartParams,
+		}}
+		if len(g.Slices) > 0 {
+			s, pools := sliceGroupShape(ctx, client, g.Slices, p, false, diags)
+			if s == nil {
+				continue
+			}
+			rg.slice, rg.NodePools, rg.Replicas = s, pools, len(pools)
+			warnRayShape(s, names, p, diags)
+		} else {
+			s, err := tpu.NewSlice(deref(g.Generation), deref(g.Topology), int(derefInt(g.ChipsPerHost)))
+			if err != nil {
+				diags.AddAttributeError(p, "Invalid Worker Group Shape", err.Error()+".")
+				continue
+			}
+			rg.slice, rg.Replicas = s, 1
+			if g.Replicas != nil {
+				rg.Replicas = int(*g.Replicas)
+			}
+		}
+		rg.NumOfHosts, rg.ChipsPerHost, rg.NodeSelector = rg.slice.Hosts, rg.slice.ChipsPerHost(), rg.slice.NodeSelector()
+		groups = append(groups, rg)
+	}
+	annotation, _ := json.Marshal(cfg)
+	spec := kube.RayClusterSpec{
+		Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(),
+		RayVersion: m.RayVersion.ValueString(), Image: m.Image.ValueString(),
+		Head:        kube.RayHead{CPU: cfg.Head.CPU, Memory: cfg.Head.Memory, ServiceType: cfg.Head.ServiceType, RayStartParams: cfg.Head.RayStartParams},
+		Annotations: map[string]string{rayConfigAnnotation: string(annotation)},
+	}
+	if cfg.HeadOmitted {
+		spec.Head = kube.RayHead{CPU: defaultHeadCPU, Memory: defaultHeadMemory, ServiceType: "ClusterIP"}
+	}
+	for _, g := range groups {
+		spec.Groups = append(spec.Groups, g.RayWorkerGroup)
+	}
+	return spec, groups
+}
+
+// rayConfigAnnotation holds, on the RayCluster, the configuration raytpu applied it from, so
+// that an import restores the configuration rather than guessing it from the Pod templates.
+const rayConfigAnnotation = "raytpu.dev/config"
+
+// rayConfig is the configuration of a RayCluster as the annotation keeps it; nil pointers are
+// attributes that were not set.
+type rayConfig struct {
+	RayVersion    string           `json:"ray_version"`
+	PythonVersion string           `json:"python_version"`
+	Image         string           `json:"image"`
+	HeadOmitted   bool             `json:"head_omitted,omitempty"`
+	Head          rayHeadConfig    `json:"head"`
+	Groups        []rayGroupConfig `json:"worker_groups"`
+}
+
+type rayHeadConfig struct {
+	CPU            string            `json:"cpu"`
+	Memory         string            `json:"memory"`
+	ServiceType    string            `json:"service_type"`
+	RayStartParams map[string]string `json:"ray_start_params,omitempty"`
+}
+
+type rayGroupConfig struct {
+	Name           string            `json:"name"`
+	Slices         []string          `json:"slices,omitempty"`
+	Generation     *string           `json:"generation,omitempty"`
+	Topology       *string           `json:"topology,omitempty"`
+	ChipsPerHost   *int64            `json:"chips_per_host,omitempty"`
+	Replicas       *int64            `json:"replicas,omitempty"`
+	CPU            *string           `json:"cpu,omitempty"`
+	Memory         *string           `json:"memory,omitempty"`
+	RayStartParams map[string]string `json:"ray_start_params,omitempty"`
+}
+
+func rayConfigOf(ctx context.Context, m rayClusterModel) (rayConfig, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	cfg := rayConfig{RayVersion: m.RayVersion.ValueString(), PythonVersion: m.PythonVersion.ValueString(), Image: m.Image.ValueString()}
+	if m.Head.IsNull() {
+		cfg.HeadOmitted = true
+	} else {
+		var h rayHeadModel
+		diags.Append(m.Head.As(ctx, &h, basetypes.ObjectAsOptions{})...)
+		cfg.Head = rayHeadConfig{CPU: h.CPU.ValueString(), Memory: h.Memory.ValueString(), ServiceType: h.ServiceType.ValueString()}
+		diags.Append(h.RayStartParams.ElementsAs(ctx, &cfg.Head.RayStartParams, false)...)
+	}
+	var groups []rayWorkerGroupModel
+	diags.Append(m.WorkerGroups.ElementsAs(ctx, &groups, false)...)
+	for _, g := range groups {
+		gc := rayGroupConfig{
+			Name: g.Name.ValueString(), Generation: g.Generation.ValueStringPointer(), Topology: g.Topology.ValueStringPointer(),
+			ChipsPerHost: g.ChipsPerHost.ValueInt64Pointer(), Replicas: g.Replicas.ValueInt64Pointer(),
+			CPU: g.CPU.ValueStringPointer(), Memory: g.Memory.ValueStringPointer(),
+		}
+		diags.Append(g.Slices.ElementsAs(ctx, &gc.Slices, false)...)
+		diags.Append(g.RayStartParams.ElementsAs(ctx, &gc.RayStartParams, false)...)
+		cfg.Groups = append(cfg.Groups, gc)
+	}
+	return cfg, diags
+}
+
+// applyRayConfig writes the configuration kept in the annotation into m (for an import).
+func applyRayConfig(ctx context.Context, cfg rayConfig, m *rayClusterModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	m.RayVersion, m.PythonVersion, m.Image = types.StringValue(cfg.RayVersion), types.StringValue(cfg.PythonVersion), types.StringValue(cfg.Image)
+	if cfg.HeadOmitted {
+		m.Head = types.ObjectNull(rayHeadAttrTypes)
+	} else {
+		params, d := stringMap(ctx, cfg.Head.RayStartParams)
+		diags.Append(d...)
+		h, d := types.ObjectValueFrom(ctx, rayHeadAttrTypes, rayHeadModel{
+			CPU: types.StringValue(cfg.Head.CPU), Memory: types.StringValue(cfg.Head.Memory),
+			ServiceType: types.StringValue(cfg.Head.ServiceType), RayStartParams: params,
+		})
+		diags.Append(d...)
+		m.Head = h
+	}
+	groups := make([]rayWorkerGroupModel, 0, len(cfg.Groups))
+	for _, g := range cfg.Groups {
+		params, d := stringMap(ctx, g.RayStartParams)
+		diags.Append(d...)
+		slices := types.ListNull(types.StringType)
+		if g.Slices != nil {
+			slices, d = types.ListValueFrom(ctx, types.StringType, g.Slices)
+			diags.Append(d...)
+		}
+		groups = append(groups, rayWorkerGroupModel{
+			Name: types.StringValue(g.Name), Slices: slices,
+			Generation: types.StringPointerValue(g.Generation), Topology: types.StringPointerValue(g.Topology),
+			ChipsPerHost: types.Int64PointerValue(g.ChipsPerHost), Replicas: types.Int64PointerValue(g.Replicas),
+			CPU: types.StringPointerValue(g.CPU), Memory: types.StringPointerValue(g.Memory), RayStartParams: params,
+		})
+	}
+	l, d := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: rayWorkerGroupAttrTypes}, groups)
+	diags.Append(d...)
+	m.WorkerGroups = l
+	return diags
+}
+
+// stringMap is a Terraform map, null for an empty or absent Go map (the attribute unset).
+func stringMap(ctx context.Context, m map[string]string) (types.Map, diag.Diagnostics) {
+	if len(m) == 0 {
+		return types.MapNull(types.StringType), nil
+	}
+	return types.MapValueFrom(ctx, types.StringType, m)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func derefInt(n *int64) int64 {
+	if n == nil {
+		return 0
+	}
+	return *n
+}
+
+// rayClusterID is {cluster_id}/rayClusters/{namespace}/{name}.
+func rayClusterID(cluster, namespace, name string) string {
+	return cluster + "/rayClusters/" + namespace + "/" + name
+}
+
+// parseRayClusterImportID accepts {cluster_id}/rayClusters/{namespace}/{name} and
+// {cluster_id}/{namespace}/{name}.
+func parseRayClusterImportID(id string) (cluster gke.ClusterID, namespace, name string, err error) {
+	parts := strings.Split(id, "/")
+	fail := fmt.Errorf("import id %q is not {cluster_id}/rayClusters/{namespace}/{name} or {cluster_id}/{namespace}/{name}, "+
+		"with cluster_id projects/{project}/locations/{location}/clusters/{cluster}", id)
+	switch {
+	case len(parts) == 9 && parts[6] == "rayClusters":
+		namespace, name = parts[7], parts[8]
+	case len(parts) == 8:
+		namespace, name = parts[6], parts[7]
+	default:
+		return gke.ClusterID{}, "", "", fail
+	}
+	cluster, err = gke.ParseClusterID(strings.Join(parts[:6], "/"))
+	if err != nil || !namespacePat.MatchString(namespace) || !rayNamePattern.MatchString(name) {
+		return gke.ClusterID{}, "", "", fail
+	}
+	return cluster, namespace, name, nil
+}

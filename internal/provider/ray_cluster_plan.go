@@ -1,0 +1,288 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	k8sresource "k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
+	"github.com/raytpu/terraform-provider-raytpu/internal/ray"
+	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+)
+
+// ValidateConfig checks what the configuration alone decides: each worker group is either slices
+// or a shape, the shape is a valid slice, the slices belong to cluster_id, names are unique, and
+// what the Ray version table says about the image and single-host slices.
+func (r *rayClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m rayClusterModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	names, exact, known := rayNamesFor(m.RayVersion)
+	if known && !exact {
+		resp.Diagnostics.AddAttributeWarning(path.Root("ray_version"), "Ray Version Outside The Table",
+			fmt.Sprintf("ray_version %q is not in raytpu's table of Ray's TPU names (known releases from %s); raytpu assumes what Ray %s "+
+				"does: slice_placement_group(%s). Check Ray's release notes.", m.RayVersion.ValueString(), strings.Join(ray.Known(), ", "),
+				names.From, strings.Join(names.PlacementGroupArgs, ", ")))
+	}
+	if known && m.Image.IsNull() && !m.PythonVersion.IsUnknown() {
+		python := valueOr(m.PythonVersion, defaultPythonVersion)
+		if !names.HasTPUImage(python) {
+			resp.Diagnostics.AddAttributeWarning(path.Root("python_version"), "No Official Ray TPU Image",
+				fmt.Sprintf("python_version %q: Ray %s publishes -tpu images for Python %s only (%s). Set image, or python_version to one of those.",
+					python, names.From, orNone(names.TPUImagePythons), names.Source))
+		}
+	}
+	if m.WorkerGroups.IsNull() || m.WorkerGroups.IsUnknown() {
+		return
+	}
+	var groups []rayWorkerGroupModel
+	resp.Diagnostics.Append(m.WorkerGroups.ElementsAs(ctx, &groups, false)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cluster, clusterKnown := gke.ClusterID{}, false
+	if !m.ClusterID.IsNull() && !m.ClusterID.IsUnknown() {
+		c, err := gke.ParseClusterID(m.ClusterID.ValueString())
+		cluster, clusterKnown = c, err == nil
+	}
+	seenGroup := map[string]int{}
+	seenSlice := map[string]int{}
+	for i, g := range groups {
+		p := path.Root("worker_groups").AtListIndex(i)
+		if !g.Name.IsUnknown() && !g.Name.IsNull() {
+			if j, dup := seenGroup[g.Name.ValueString()]; dup {
+				resp.Diagnostics.AddAttributeError(p.AtName("name"), "Duplicate Worker Group",
+					fmt.Sprintf("worker_groups[%d].name %q is also the name of worker_groups[%d]: group names must be unique.", i, g.Name.ValueString(), j))
+			}
+			seenGroup[g.Name.ValueString()] = i
+		}
+		validateGroupKind(g, p, &resp.Diagnostics)
+		if !g.Slices.IsNull() && !g.Slices.IsUnknown() {
+			var ids []types.String
+			resp.Diagnostics.Append(g.Slices.ElementsAs(ctx, &ids, false)...)
+			for k, id := range ids {
+				if id.IsUnknown() || id.IsNull() {
+					continue
+				}
+				sp := p.AtName("slices").AtListIndex(k)
+				pool, err := gke.ParseNodePoolID(id.ValueString())
+				if err != nil {
+					resp.Diagnostics.AddAttributeError(sp, "Invalid Slice ID", err.Error()+", the id attribute of raytpu_slice.")
+					continue
+				}
+				if j, dup := seenSlice[pool.String()]; dup {
+					resp.Diagnostics.AddAttributeError(sp, "Slice In Two Worker Groups",
+						fmt.Sprintf("slice %s is already in worker_groups[%d]: a slice runs one replica of one group.", pool, j))
+				}
+				seenSlice[pool.String()] = i
+				if clusterKnown && pool.Cluster != cluster {
+					resp.Diagnostics.AddAttributeError(sp, "Slice Belongs To Another Cluster",
+						fmt.Sprintf("slice %s is a node pool of cluster %s, not of cluster_id %s: a RayCluster runs on its own cluster's slices.",
+							pool, pool.Cluster, cluster))
+				}
+			}
+		}
+		if s, ok := groupShape(g, p, &resp.Diagnostics); ok && known {
+			warnRayShape(s, names, p, &resp.Diagnostics)
+		}
+	}
+}
+
+// validateGroupKind requires slices or generation and topology, and the shape-only settings only
+// with a shape.
+func validateGroupKind(g rayWorkerGroupModel, p path.Path, diags *diag.Diagnostics) {
+	hasSlices := !g.Slices.IsNull()
+	hasShape := !g.Generation.IsNull() || !g.Topology.IsNull()
+	switch {
+	case hasSlices && hasShape:
+		diags.AddAttributeError(p, "Conflicting Worker Group Source",
+			"a worker group takes either slices (existing raytpu_slice ids) or generation and topology (an auto-provisioned shape), not both.")
+	case !hasSlices && !hasShape:
+		diags.AddAttributeError(p, "Missing Worker Group Source",
+			"a worker group needs slices (raytpu_slice ids) or generation and topology (for example generation = \"v6e\", topology = \"2x4\").")
+	case hasShape && (g.Generation.IsNull() || g.Topology.IsNull()):
+		diags.AddAttributeError(p, "Incomplete Worker Group Shape", "an auto-provisioned worker group needs both generation and topology.")
+	case hasSlices && (!g.Replicas.IsNull() || !g.ChipsPerHost.IsNull()):
+		diags.AddAttributeError(p, "Setting Not For Slices",
+			"replicas and chips_per_host apply to auto-provisioned groups only: a slices group has one replica per slice and the slices' chips per host.")
+	}
+}
+
+// groupShape derives the slice of an auto-provisioned group when its settings are known.
+func groupShape(g rayWorkerGroupModel, p path.Path, diags *diag.Diagnostics) (*tpu.Slice, bool) {
+	if g.Generation.IsNull() || g.Topology.IsNull() || g.Generation.IsUnknown() || g.Topology.IsUnknown() || g.ChipsPerHost.IsUnknown() {
+		return nil, false
+	}
+	s, err := tpu.NewSlice(g.Generation.ValueString(), g.Topology.ValueString(), int(g.ChipsPerHost.ValueInt64()))
+	if err != nil {
+		diags.AddAttributeError(p, "Invalid Worker Group Shape", fmt.Sprintf("generation %q topology %q: %s.",
+			g.Generation.ValueString(), g.Topology.ValueString(), err))
+		return nil, false
+	}
+	return s, true
+}
+
+// warnRayShape warns when Ray's slice_placement_group cannot reserve the slice.
+func warnRayShape(s *tpu.Slice, names ray.Names, p path.Path, diags *diag.Diagnostics) {
+	if !s.RayTopologySupported() {
+		diags.AddAttributeWarning(p, "Topology Unknown To Ray", fmt.Sprintf("%s %s provisions on GKE, but ray.util.tpu.slice_placement_group "+
+			"rejects it (not in Ray's VALID_TPU_TOPOLOGY): reserve its hosts with resources instead.", s.Generation.Name, s.Topology))
+	}
+	if !s.MultiHost && !names.SingleHostSlices {
+		diags.AddAttributeWarning(p, "Single-Host Slice Not Reservable", fmt.Sprintf("%s %s is a single-host slice; slice_placement_group of Ray %s "+
+			"cannot reserve it (single-host TPU nodes lack the unique slice label). Schedule on it with resources={\"TPU\": %d}.",
+			s.Generation.Name, s.Topology, names.From, s.ChipsPerHost()))
+	}
+}
+
+// ModifyPlan fills what the plan can know (image, Ray names, addresses), plans a new apply when
+// the RayCluster was changed outside Terraform, and, when the slices are known, checks their
+// shapes against GKE so that a multislice group mixing shapes fails at plan time.
+func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan rayClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if plan.Image.IsUnknown() && !plan.RayVersion.IsUnknown() && !plan.PythonVersion.IsUnknown() {
+		var config types.String
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("image"), &config)...)
+		if config.IsNull() {
+			plan.Image = types.StringValue(tpu.RayImage(plan.RayVersion.ValueString(), plan.PythonVersion.ValueString()))
+		}
+	}
+	plan.Ray = rayNamesObject(plan.RayVersion)
+	if !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
+		svc, dash, client := rayAddresses(plan.Namespace.ValueString(), plan.Name.ValueString())
+		plan.HeadService, plan.DashboardAddress, plan.ClientAddress = types.StringValue(svc), types.StringValue(dash), types.StringValue(client)
+	}
+	if !req.State.Raw.IsNull() {
+		var state rayClusterModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if !state.InSync.IsNull() && !state.InSync.ValueBool() {
+			// Changed outside Terraform: plan an apply that takes the fields back.
+			plan.InSync = types.BoolValue(true)
+			plan.Status, plan.Healthy = types.StringUnknown(), types.BoolUnknown()
+			plan.Placement = types.MapUnknown(placementType.ElemType)
+		}
+	} else {
+		plan.InSync = types.BoolValue(true)
+	}
+	if client := r.planClient(ctx); client != nil && !plan.WorkerGroups.IsUnknown() {
+		var groups []rayWorkerGroupModel
+		resp.Diagnostics.Append(plan.WorkerGroups.ElementsAs(ctx, &groups, false)...)
+		for i, g := range groups {
+			if ids, ok := knownStrings(ctx, g.Slices); ok {
+				// Only the shapes matter here; a pool that is not there yet is checked at apply.
+				_, _ = sliceGroupShape(ctx, client, ids, path.Root("worker_groups").AtListIndex(i), true, &resp.Diagnostics)
+			}
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planClient is the GKE client for plan-time reads, nil before the provider is configured.
+func (r *rayClusterResource) planClient(ctx context.Context) *gke.Client {
+	if r.data == nil {
+		return nil
+	}
+	c, err := r.data.gkeClient(ctx)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// rayNamesFor looks the Ray version up; known is false while it is unknown or unparsable.
+func rayNamesFor(v types.String) (names ray.Names, exact, known bool) {
+	if v.IsUnknown() {
+		return ray.Names{}, false, false
+	}
+	parsed, err := ray.ParseVersion(valueOr(v, defaultRayVersion))
+	if err != nil {
+		return ray.Names{}, false, false
+	}
+	names, exact = ray.Lookup(parsed)
+	return names, exact, true
+}
+
+func rayNamesObject(v types.String) types.Object {
+	names, exact, known := rayNamesFor(v)
+	if !known {
+		return types.ObjectUnknown(rayNamesAttrTypes)
+	}
+	args := make([]attr.Value, len(names.PlacementGroupArgs))
+	for i, a := range names.PlacementGroupArgs {
+		args[i] = types.StringValue(a)
+	}
+	return types.ObjectValueMust(rayNamesAttrTypes, map[string]attr.Value{
+		"table_version": types.StringValue(names.From.String()), "exact": types.BoolValue(exact),
+		"slice_placement_group_args": types.ListValueMust(types.StringType, args),
+		"chips_per_vm":               types.BoolValue(names.ChipsPerVM), "single_host_slices": types.BoolValue(names.SingleHostSlices),
+		"source": types.StringValue(names.Source),
+	})
+}
+
+// rayAddresses are KubeRay's head service name (utils.GenerateHeadServiceName: <cluster>-head-svc)
+// and the dashboard (8265) and client (10001) addresses behind it (KubeRay's default ports).
+func rayAddresses(namespace, name string) (svc, dashboard, client string) {
+	svc = name + "-head-svc"
+	host := fmt.Sprintf("%s.%s.svc.cluster.local", svc, namespace)
+	return svc, host + ":8265", "ray://" + host + ":10001"
+}
+
+// knownStrings reads a list of strings when it and every element are known.
+func knownStrings(ctx context.Context, l types.List) ([]string, bool) {
+	if l.IsNull() || l.IsUnknown() {
+		return nil, false
+	}
+	var vals []types.String
+	if l.ElementsAs(ctx, &vals, false).HasError() {
+		return nil, false
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		if v.IsUnknown() || v.IsNull() {
+			return nil, false
+		}
+		out[i] = v.ValueString()
+	}
+	return out, true
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+// quantityValidator accepts a Kubernetes resource quantity such as 500m, 2 or 8Gi.
+type quantityValidator struct{}
+
+func (quantityValidator) Description(context.Context) string {
+	return "must be a Kubernetes quantity such as 500m, 2 or 8Gi"
+}
+func (v quantityValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (quantityValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := k8sresource.ParseQuantity(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Quantity",
+			fmt.Sprintf("%q is not a Kubernetes quantity: use a number with an optional suffix, such as 500m, 2 or 8Gi.", req.ConfigValue.ValueString()))
+	}
+}
