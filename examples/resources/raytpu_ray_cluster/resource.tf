@@ -1,0 +1,51 @@
+resource "raytpu_cluster" "ray" {
+  name               = "ray-tpu"
+  location           = "us-east5-b"
+  min_master_version = "1.34"
+}
+
+# Two identical v6e 4x4 slices (four hosts each) for one multislice worker group.
+resource "raytpu_slice" "trillium" {
+  count      = 2
+  cluster    = raytpu_cluster.ray.id
+  name       = "trillium-${count.index}"
+  generation = "v6e"
+  topology   = "4x4"
+}
+
+resource "raytpu_ray_cluster" "train" {
+  cluster_id = raytpu_cluster.ray.id
+  name       = "train"
+
+  # Image rayproject/ray:2.55.0-py310-tpu.
+  ray_version    = "2.55.0"
+  python_version = "3.10"
+
+  head = {
+    cpu              = "2"
+    memory           = "8Gi"
+    ray_start_params = { "dashboard-host" = "0.0.0.0" }
+  }
+
+  worker_groups = [
+    # replicas = 2 (one per slice), numOfHosts = 4, google.com/tpu = 4 per host.
+    { name = "multislice", slices = raytpu_slice.trillium[*].id },
+    # No slice resource: the Pods ask for a v6e 2x4 on two 4-chip hosts, and GKE node
+    # auto-provisioning creates the node pool (the cluster needs auto-provisioning limits).
+    { name = "burst", generation = "v6e", topology = "2x4", chips_per_host = 4 },
+  ]
+
+  timeouts = {
+    create = "45m"
+  }
+}
+
+output "ray" {
+  value = {
+    dashboard = raytpu_ray_cluster.train.dashboard_address
+    client    = raytpu_ray_cluster.train.client_address
+    # worker group -> replica (one slice) -> hosts {pod, node, node_pool, host_index, phase, running}
+    placement = raytpu_ray_cluster.train.placement
+    healthy   = raytpu_ray_cluster.train.healthy
+  }
+}
