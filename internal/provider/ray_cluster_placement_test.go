@@ -1,0 +1,44 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+)
+
+func TestRayPlacementProblems(t *testing.T) {
+	pod := func(replica, node, pool string) kube.RayPod {
+		return kube.RayPod{Group: "g", Replica: replica, Node: node, NodePool: pool, Running: node != ""}
+	}
+	head := kube.RayPod{Head: true, Running: true}
+	want := map[string]groupExpectation{"g": {replicas: 2, hosts: 2, pools: []string{"a", "b"}}}
+	tests := []struct {
+		name    string
+		pods    []kube.RayPod
+		problem string // empty: none
+	}{
+		{"one slice per replica", []kube.RayPod{head, pod("r1", "a-0", "a"), pod("r1", "a-1", "a"), pod("r2", "b-0", "b"), pod("r2", "b-1", "b")}, ""},
+		{"a replica over two slices", []kube.RayPod{head, pod("r1", "a-0", "a"), pod("r1", "b-1", "b"), pod("r2", "b-0", "b"), pod("r2", "a-1", "a")}, "not one slice"},
+		{"two workers on one host", []kube.RayPod{head, pod("r1", "a-0", "a"), pod("r1", "a-0", "a"), pod("r2", "b-0", "b"), pod("r2", "b-1", "b")}, "two Pods on host a-0"},
+		{"two replicas on one slice", []kube.RayPod{head, pod("r1", "a-0", "a"), pod("r1", "a-1", "a"), pod("r2", "a-2", "a"), pod("r2", "a-3", "a")}, "share slice a"},
+		{"a slice not the group's", []kube.RayPod{head, pod("r1", "c-0", "c"), pod("r1", "c-1", "c"), pod("r2", "b-0", "b"), pod("r2", "b-1", "b")}, "not one of its slices"},
+		// Unscheduled Pods are the wait's business, not a placement problem.
+		{"pending", []kube.RayPod{head, pod("r1", "", ""), pod("r1", "", ""), pod("r2", "b-0", "b"), pod("r2", "b-1", "b")}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := strings.Join(placementProblems(tc.pods, want), "; ")
+			if (tc.problem == "") != (got == "") || !strings.Contains(got, tc.problem) {
+				t.Fatalf("problems %q, want one saying %q", got, tc.problem)
+			}
+			running := tc.name != "pending"
+			if allRunning(tc.pods, want) != running {
+				t.Fatalf("allRunning = %v, want %v", !running, running)
+			}
+		})
+	}
+	if allRunning([]kube.RayPod{pod("r1", "a-0", "a"), pod("r1", "a-1", "a"), pod("r2", "b-0", "b"), pod("r2", "b-1", "b")}, want) {
+		t.Fatal("running without a head")
+	}
+}
