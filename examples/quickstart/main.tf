@@ -1,5 +1,6 @@
 # Quickstart: a GKE cluster with managed KubeRay, two v6e 4x4 slices (16 chips, 4 hosts each) and
-# one single-host v6e slice, and a RayCluster that uses all three.
+# one single-host v6e slice, and a RayCluster whose workers run on all three, plus a worker group
+# whose v6e 2x4 slice GKE's node auto-provisioning creates for it.
 #
 # `make demo` applies it against the local GKE emulator. Against Google Cloud, set project and
 # location (a zone that offers TPU v6e) and authenticate as for any Google provider.
@@ -24,6 +25,14 @@ variable "location" {
 resource "raytpu_cluster" "ray" {
   name                = "ray-quickstart"
   deletion_protection = false
+
+  # Node auto-provisioning may create TPU slices for Ray workers, while the cluster holds at most
+  # 48 v6e chips: the 40 of the slices below and one auto-provisioned v6e 2x4.
+  auto_provisioning = {
+    max_cpu       = 64
+    max_memory_gb = 256
+    tpu_limits    = [{ generation = "v6e", max_chips = 48 }]
+  }
 }
 
 # Multislice: two identical slices, one KubeRay worker group each.
@@ -43,29 +52,26 @@ resource "raytpu_slice" "single_host" {
 
 locals {
   slices = concat(raytpu_slice.trillium, [raytpu_slice.single_host])
+}
 
-  ray_cluster = {
-    apiVersion = "ray.io/v1"
-    kind       = "RayCluster"
-    metadata   = { name = "tpu-quickstart", namespace = "default" }
-    spec = {
-      rayVersion = "2.55.0"
-      headGroupSpec = {
-        rayStartParams = {}
-        template = {
-          spec = {
-            nodeSelector = { "cloud.google.com/gke-nodepool" = "system" }
-            containers = [{
-              name      = "ray-head"
-              image     = "rayproject/ray:2.55.0-py310"
-              resources = { requests = { cpu = "2", memory = "8Gi" } }
-            }]
-          }
-        }
-      }
-      workerGroupSpecs = [for s in local.slices : jsondecode(s.kuberay_worker_group)]
-    }
+# Created once every Ray Pod runs, each replica on the hosts of one whole slice.
+resource "raytpu_ray_cluster" "quickstart" {
+  cluster_id = raytpu_cluster.ray.id
+  name       = "tpu-quickstart"
+
+  head = {
+    cpu    = "2"
+    memory = "8Gi"
   }
+
+  worker_groups = [
+    # Multislice: one replica of four hosts per 4x4 slice.
+    { name = "multislice", slices = raytpu_slice.trillium[*].id },
+    { name = "single-host", slices = [raytpu_slice.single_host.id] },
+    # No raytpu_slice: the workers ask for a v6e 2x4 on two 4-chip hosts, and GKE's node
+    # auto-provisioning creates that slice for them.
+    { name = "on-demand", generation = "v6e", topology = "2x4", chips_per_host = 4 },
+  ]
 }
 
 output "cluster" {
@@ -93,7 +99,14 @@ output "slices" {
   }
 }
 
-output "ray_cluster_manifest" {
-  description = "A RayCluster with a head group and one TPU worker group per slice, as JSON."
-  value       = jsonencode(local.ray_cluster)
+output "ray_cluster" {
+  description = "The RayCluster: its state, its addresses and which worker runs on which host of which slice."
+  value = {
+    name      = raytpu_ray_cluster.quickstart.name
+    namespace = raytpu_ray_cluster.quickstart.namespace
+    status    = raytpu_ray_cluster.quickstart.status
+    healthy   = raytpu_ray_cluster.quickstart.healthy
+    dashboard = raytpu_ray_cluster.quickstart.dashboard_address
+    placement = raytpu_ray_cluster.quickstart.placement
+  }
 }

@@ -284,8 +284,9 @@
 // in the first autoprovisioning location (else the cluster's first zone), one pool per replica of
 // a multi-host worker group. The pool is created as CreateNodePool creates one (validation,
 // quota, capacity, a CREATE_NODE_POOL operation under GKE's concurrency rules, retried when
-// refused) and shows in ListNodePools and GetNodePool. NAP keeps the chips of the cluster's
-// auto-provisioned pools within the resourceLimits maximum of the accelerator (none without one),
+// refused) and shows in ListNodePools and GetNodePool. NAP keeps the chips of all the
+// cluster's pools of the accelerator within its resourceLimits maximum (none without one), passes
+// over Pods held to named node pools (a new pool's name is its own),
 // needs GKE 1.27.6 for v4 and v5e, 1.28.7-gke.1020000 (1.28) or 1.29.2-gke.1035000 for v5p and
 // 1.31.1-gke.1146000 for v6e, and skips a multi-host tpu7x slice, which needs a workload policy
 // NAP cannot create. The Pods get the cluster autoscaler's events: TriggeredScaleUp, or

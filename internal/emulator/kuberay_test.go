@@ -343,7 +343,9 @@ func TestRayOnSlices(t *testing.T) {
 			DesiredClusterAutoscaling: &containerpb.ClusterAutoscaling{EnableNodeAutoprovisioning: true, ResourceLimits: []*containerpb.ResourceLimit{
 				{ResourceType: "cpu", Minimum: 1, Maximum: 1000000},
 				{ResourceType: "memory", Minimum: 1, Maximum: 10000000},
-				{ResourceType: "tpu-v6e-slice", Maximum: 8},
+				// The cluster's own v6e pools hold 36 chips (two 4x4 slices and a 4-chip host),
+				// which the limit counts too: room for one auto-provisioned 2x4.
+				{ResourceType: "tpu-v6e-slice", Maximum: 44},
 			}},
 		}}))
 		cl, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: name})
@@ -389,7 +391,7 @@ func TestRayOnSlices(t *testing.T) {
 			t.Fatalf("pool %s listed %v, CREATE_NODE_POOL operation %v", pool, listed, created)
 		}
 
-		// A second slice would take the auto-provisioned chips over the limit of 8.
+		// A second slice would take the cluster's v6e chips over the limit of 44.
 		if err := createRayCluster(ctx, dyn, tpuRayCluster("over", "nap", 1, 2, 4, "2x4")); err != nil {
 			t.Fatal(err)
 		}

@@ -31,8 +31,13 @@ import (
 //     over the chips per VM (gketpu).
 //   - ResourceLimit.resource_type is "cpu", "memory" or an accelerator (containerpb); xpk sets
 //     the TPU limit in chips under the accelerator label (AI-Hypercomputer/xpk src/xpk/core/nap.py,
-//     resourceType: {gke_accelerator}). NAP creates a pool only while the chips of the cluster's
-//     auto-provisioned pools stay within that maximum (no limit for the accelerator: none).
+//     resourceType: {gke_accelerator}). NAP creates a pool only while the chips of all the
+//     cluster's pools of that accelerator, not only the auto-provisioned ones, stay within that
+//     maximum (no limit for the accelerator: none): "Any auto-provisioning limits that you define
+//     are enforced based on the total CPU and memory resources used across all node pools, not
+//     just auto-provisioned pools" (GKE "About node auto-provisioning", resource limits), and the
+//     cluster autoscaler totals custom resources such as accelerators over every node alike
+//     (kubernetes/autoscaler cluster-autoscaler/core/scaleup/resource/manager.go).
 //   - Pool names: "nap-" + the machine type cropped to 14 characters + "-" + 8 random characters
 //     (GoogleCloudPlatform/cluster-autoscaler@b37dc8a6:pkg/cloudprovider/gke/
 //     gke_cloud_provider_impl.go, generateNewNodeGroupName, cropMachineType,
@@ -322,6 +327,13 @@ func (a *nodeAgent) napPass(ctx context.Context) bool {
 				shape.machine.Generation.Name, v, cl.version))
 			continue
 		}
+		if pinnedToNodePools(p) {
+			// A new pool's name is NAP's own, so a Pod held to named pools never fits one: the
+			// cluster autoscaler's check of the Pod on the new group's template node fails with
+			// the scheduler's NodeAffinity reason.
+			a.napEvent(ctx, p, "NotTriggerScaleUp", "pod didn't trigger scale-up: 1 node(s) didn't match Pod's node affinity/selector")
+			continue
+		}
 		k := replicaKey(p)
 		if k != "" && placed[k] {
 			// The rest of its replica is on a node pool already; the Pod's affinity keeps it
@@ -354,7 +366,7 @@ func (a *nodeAgent) napPass(ctx context.Context) bool {
 	free := a.freeNAPPools(cl)
 	used := map[string]int64{}
 	for _, p := range cl.pools {
-		if p.autoprovisioned && p.status != containerpb.NodePool_ERROR.String() {
+		if p.status != containerpb.NodePool_ERROR.String() {
 			used[p.accelerator] += int64(p.chips)
 		}
 	}
@@ -507,4 +519,27 @@ func (a *nodeAgent) napEvent(ctx context.Context, p *corev1.Pod, reason, message
 	if _, err := a.kube.CoreV1().Events(p.Namespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil && ctx.Err() == nil {
 		a.e.logf("cluster %s: event %s on Pod %s/%s: %v", a.c.Key, reason, p.Namespace, p.Name, err)
 	}
+}
+
+// pinnedToNodePools reports whether the Pod may only run on named node pools: by node selector,
+// or by a required node affinity each of whose terms (they are ORed) names pools with In on
+// cloud.google.com/gke-nodepool.
+func pinnedToNodePools(p *corev1.Pod) bool {
+	if p.Spec.NodeSelector[gketpu.LabelNodePool] != "" {
+		return true
+	}
+	if p.Spec.Affinity == nil || p.Spec.Affinity.NodeAffinity == nil || p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return false
+	}
+	terms := p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	for _, term := range terms {
+		named := false
+		for _, e := range term.MatchExpressions {
+			named = named || (e.Key == gketpu.LabelNodePool && e.Operator == corev1.NodeSelectorOpIn)
+		}
+		if !named {
+			return false
+		}
+	}
+	return len(terms) > 0
 }

@@ -68,8 +68,12 @@ func RayClusterObject(s RayClusterSpec) (*rayv1.RayCluster, error) {
 			},
 		},
 	}
+	var claimed []string
 	for _, g := range s.Groups {
-		spec, err := workerGroup(g, s.Image)
+		claimed = append(claimed, g.NodePools...)
+	}
+	for _, g := range s.Groups {
+		spec, err := workerGroup(g, s.Image, claimed)
 		if err != nil {
 			return nil, fmt.Errorf("worker group %s: %w", g.Name, err)
 		}
@@ -78,7 +82,8 @@ func RayClusterObject(s RayClusterSpec) (*rayv1.RayCluster, error) {
 	return rc, nil
 }
 
-func workerGroup(g RayWorkerGroup, image string) (rayv1.WorkerGroupSpec, error) {
+// workerGroup renders one group; claimed are the node pools of the RayCluster's slice groups.
+func workerGroup(g RayWorkerGroup, image string, claimed []string) (rayv1.WorkerGroupSpec, error) {
 	res, err := resources(g.CPU, g.Memory, g.ChipsPerHost)
 	if err != nil {
 		return rayv1.WorkerGroupSpec{}, err
@@ -93,14 +98,15 @@ func workerGroup(g RayWorkerGroup, image string) (rayv1.WorkerGroupSpec, error) 
 			Key: tpu.ResourceName, Operator: corev1.TolerationOpEqual, Value: tpu.TaintValue, Effect: corev1.TaintEffectNoSchedule,
 		}},
 	}
-	if len(g.NodePools) > 0 {
+	switch {
+	case len(g.NodePools) > 0:
 		// The TPU webhook keeps each replica within one node pool; this keeps the group on its own
 		// slices, so that it never takes another group's slice of the same shape.
-		pod.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: tpu.LabelNodePool, Operator: corev1.NodeSelectorOpIn, Values: g.NodePools}},
-			}}},
-		}}
+		pod.Affinity = nodePoolAffinity(corev1.NodeSelectorOpIn, g.NodePools)
+	case len(claimed) > 0:
+		// A group of a shape keeps off the slices the other groups take: a single-host v6e-8
+		// is labelled 2x4 too, and two 4-chip workers of a 2x4 shape would fit on it.
+		pod.Affinity = nodePoolAffinity(corev1.NodeSelectorOpNotIn, claimed)
 	}
 	return rayv1.WorkerGroupSpec{
 		GroupName:      g.Name,
@@ -137,4 +143,12 @@ func nonNil(m map[string]string) map[string]string {
 		return map[string]string{}
 	}
 	return m
+}
+
+func nodePoolAffinity(op corev1.NodeSelectorOperator, pools []string) *corev1.Affinity {
+	return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: tpu.LabelNodePool, Operator: op, Values: pools}},
+		}}},
+	}}
 }

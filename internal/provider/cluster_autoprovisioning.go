@@ -108,8 +108,8 @@ func autoProvisioningSchema() schema.SingleNestedAttribute {
 					},
 					"max_chips": schema.Int64Attribute{
 						Required: true, Validators: atLeastOne,
-						MarkdownDescription: "Most chips of the generation in the cluster's auto-provisioned node pools, for example " +
-							"`64` for four v6e `4x4` slices.",
+						MarkdownDescription: "Most chips of the generation in the cluster, counting its other node pools (its " +
+							"`raytpu_slice`s) too, as GKE counts every limit: for example `64` for four v6e `4x4` slices in all.",
 					},
 				}},
 			},

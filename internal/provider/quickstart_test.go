@@ -1,9 +1,11 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"os"
+	"slices"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -11,8 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-
-	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
 )
 
 // TestAccQuickstart applies and destroys examples/quickstart as written (its terraform block aside,
@@ -46,30 +46,64 @@ func TestAccQuickstart(t *testing.T) {
 					"trillium-single": slice("v6e-8", 1),
 				})),
 				statecheck.ExpectKnownOutputValueAtPath("cluster", tfjsonpath.New("kuberay_ready"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownOutputValueAtPath("ray_cluster", tfjsonpath.New("healthy"), knownvalue.Bool(true)),
+				// One replica per 4x4 slice, four hosts each; one single host; one auto-provisioned
+				// 2x4 of two hosts.
+				statecheck.ExpectKnownOutputValueAtPath("ray_cluster", tfjsonpath.New("placement"), knownvalue.MapExact(map[string]knownvalue.Check{
+					"multislice":  replicas(4, 4),
+					"single-host": replicas(1),
+					"on-demand":   replicas(2),
+				})),
 			},
-			Check: rayClusterManifestAccepted,
+			Check: quickstartPlacementOnSlices,
 		}},
 	})
 }
 
-// rayClusterManifestAccepted has the quickstart's cluster validate its RayCluster output against
-// the real KubeRay CRD.
-func rayClusterManifestAccepted(s *terraform.State) error {
-	outputs := s.RootModule().Outputs
-	manifest, ok := outputs["ray_cluster_manifest"].Value.(string)
+// replicas checks a worker group's placement: one replica per argument, of that many hosts.
+func replicas(hosts ...int) knownvalue.Check {
+	checks := make([]knownvalue.Check, len(hosts))
+	for i, n := range hosts {
+		checks[i] = knownvalue.ListSizeExact(n)
+	}
+	return knownvalue.ListExact(checks)
+}
+
+// quickstartPlacementOnSlices checks each group's replicas against the slices they should take:
+// the multislice replicas on the two trillium slices, the single host on its slice, and the
+// on-demand replica on a node pool that node auto-provisioning created.
+func quickstartPlacementOnSlices(s *terraform.State) error {
+	rc, ok := s.RootModule().Outputs["ray_cluster"].Value.(map[string]any)
 	if !ok {
-		return fmt.Errorf("ray_cluster_manifest output is %T", outputs["ray_cluster_manifest"].Value)
+		return fmt.Errorf("ray_cluster output is %T", s.RootModule().Outputs["ray_cluster"].Value)
 	}
-	cluster, ok := outputs["cluster"].Value.(map[string]any)
-	if !ok {
-		return fmt.Errorf("cluster output is %T", outputs["cluster"].Value)
+	placement, _ := rc["placement"].(map[string]any)
+	pools := func(group string) []string {
+		var out []string
+		replicas, _ := placement[group].([]any)
+		for _, r := range replicas {
+			hosts, _ := r.([]any)
+			seen := ""
+			for _, h := range hosts {
+				pool, _ := h.(map[string]any)["node_pool"].(string)
+				if seen != "" && pool != seen {
+					return append(out, "mixed:"+seen+","+pool)
+				}
+				seen = pool
+			}
+			out = append(out, seen)
+		}
+		sort.Strings(out)
+		return out
 	}
-	endpoint, _ := cluster["endpoint"].(string)
-	ca, _ := cluster["ca_certificate"].(string)
-	k, err := kube.NewClient(kube.Cluster{Endpoint: endpoint, CACertificateBase64: ca, TokenSource: testTokenSource()})
-	if err != nil {
-		return err
+	if got := pools("multislice"); !slices.Equal(got, []string{"trillium-0", "trillium-1"}) {
+		return fmt.Errorf("multislice replicas on %v, want one on each trillium slice", got)
 	}
-	defer k.Close()
-	return k.DryRunRayCluster(context.Background(), "default", []byte(manifest))
+	if got := pools("single-host"); !slices.Equal(got, []string{"trillium-single"}) {
+		return fmt.Errorf("single-host worker on %v", got)
+	}
+	if got := pools("on-demand"); len(got) != 1 || !strings.HasPrefix(got[0], "nap-ct6e-standa-4t-") {
+		return fmt.Errorf("on-demand replica on %v, want an auto-provisioned v6e pool", got)
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
@@ -16,7 +17,9 @@ import (
 // on pools (empty: any pool of the shape, as node auto-provisioning names them).
 type groupExpectation struct {
 	replicas, hosts int
-	pools           []string
+	// pools are the group's own slices (node affinity In); avoid are the slices of the other
+	// groups, which a group of a shape keeps off (NotIn).
+	pools, avoid []string
 }
 
 // expectationsOf reads them from the RayCluster as stored: the replicas, numOfHosts and the node
@@ -31,8 +34,12 @@ func expectationsOf(rc *rayv1.RayCluster) map[string]groupExpectation {
 		if a := g.Template.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
 			for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
 				for _, req := range term.MatchExpressions {
-					if req.Key == tpu.LabelNodePool {
+					switch {
+					case req.Key != tpu.LabelNodePool:
+					case req.Operator == corev1.NodeSelectorOpIn:
 						e.pools = append(e.pools, req.Values...)
+					case req.Operator == corev1.NodeSelectorOpNotIn:
+						e.avoid = append(e.avoid, req.Values...)
 					}
 				}
 			}
@@ -94,6 +101,9 @@ func placementProblems(pods []kube.RayPod, want map[string]groupExpectation) []s
 			for pool := range pools {
 				if known && len(e.pools) > 0 && !contains(e.pools, pool) {
 					problems = append(problems, fmt.Sprintf("group %s replica %s: on node pool %s, which is not one of its slices %v", group, replica, pool, e.pools))
+				}
+				if known && contains(e.avoid, pool) {
+					problems = append(problems, fmt.Sprintf("group %s replica %s: on node pool %s, a slice of another worker group", group, replica, pool))
 				}
 				if other, taken := poolOwner[pool]; taken && other != replica {
 					problems = append(problems, fmt.Sprintf("group %s: replicas %s and %s share slice %s", group, other, replica, pool))

@@ -42,3 +42,20 @@ func TestRayPlacementProblems(t *testing.T) {
 		t.Fatal("running without a head")
 	}
 }
+
+// A group of a shape may run on any pool of that shape, an auto-provisioned one included, but not
+// on the slices of the RayCluster's other groups.
+func TestRayPlacementOfAShapeGroup(t *testing.T) {
+	want := map[string]groupExpectation{"g": {replicas: 1, hosts: 2, avoid: []string{"a", "b"}}}
+	pods := func(pool string) []kube.RayPod {
+		return []kube.RayPod{{Head: true, Running: true},
+			{Group: "g", Replica: "r1", Node: pool + "-0", NodePool: pool, Running: true},
+			{Group: "g", Replica: "r1", Node: pool + "-1", NodePool: pool, Running: true}}
+	}
+	if got := placementProblems(pods("nap-ct6e-standa-4t-x"), want); len(got) != 0 {
+		t.Errorf("on an auto-provisioned pool: %q", got)
+	}
+	if got := strings.Join(placementProblems(pods("a"), want), "; "); !strings.Contains(got, "a slice of another worker group") {
+		t.Errorf("on another group's slice: %q", got)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -144,19 +143,31 @@ func TestAccRayCluster_slicesPlacementImportDriftFailedHost(t *testing.T) {
 
 func TestAccRayCluster_autoProvisionedShape(t *testing.T) {
 	t.Parallel()
-	id := createNAPClusterOutOfBand(t, "acc-ray-nap")
+	// The seed's flow end to end: the cluster allows node auto-provisioning of v6e chips, the
+	// RayCluster declares a v6e 2x4, and GKE brings up a node pool of that shape for it.
+	id := fmt.Sprintf("projects/%s/locations/%s/clusters/acc-ray-nap", testProject, testLocation)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: testAccProviderConfig() + fmt.Sprintf(`
+			Config: testAccProviderConfig() + `
+resource "raytpu_cluster" "nap" {
+  name                = "acc-ray-nap"
+  deletion_protection = false
+  auto_provisioning = {
+    max_cpu       = 1000
+    max_memory_gb = 10000
+    tpu_limits    = [{ generation = "v6e", max_chips = 8 }]
+  }
+}
+
 resource "raytpu_ray_cluster" "tpu" {
-  cluster_id = %q
+  cluster_id = raytpu_cluster.nap.id
   name       = "grow"
   worker_groups = [
     { name = "nap", generation = "v6e", topology = "2x4", chips_per_host = 4 },
   ]
 }
-`, id),
+`,
 			ConfigStateChecks: []statecheck.StateCheck{at(rayClusterAddress, "healthy", knownvalue.Bool(true))},
 			Check: resource.ComposeTestCheckFunc(
 				placementOnSlices("nap", 2, "nap-ct6e-standa-4t-"),
@@ -193,7 +204,7 @@ resource "raytpu_ray_cluster" "tpu" {
 		{"", fmt.Sprintf(`{ name = "g", slices = [%q], replicas = 2 }`, mine+"/nodePools/p"), `Setting Not For Slices`},
 		{`ray_version = "latest"`, `{ name = "g", generation = "v6e", topology = "4x4" }`, `Invalid Ray Version`},
 		{`head = { cpu = "lots" }`, `{ name = "g", generation = "v6e", topology = "4x4" }`, `Invalid Quantity`},
-		{`name = "Not_A_Name"`, `{ name = "g", generation = "v6e", topology = "4x4" }`, `Attribute name value must start with a lower-case letter`},
+		{`name = "Not_A_Name"`, `{ name = "g", generation = "v6e", topology = "4x4" }`, `(?s)Invalid Attribute Value Match.*name must start with a lower-case\s+letter`},
 	}
 	var ts []resource.TestStep
 	for _, s := range steps {
@@ -350,37 +361,6 @@ func waitRayClusterUnhealthy(t *testing.T, cluster, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// createNAPClusterOutOfBand creates a cluster with the Ray Operator add-on, a CPU pool for the
-// head and node auto-provisioning allowed 8 v6e chips, and returns its id.
-func createNAPClusterOutOfBand(t *testing.T, name string) string {
-	t.Helper()
-	ctx := context.Background()
-	c := testGKEClient(t)
-	id := gke.ClusterID{Project: testProject, Location: testLocation, Name: name}
-	op, err := c.CreateCluster(ctx, id, &containerpb.Cluster{
-		Name:         name,
-		AddonsConfig: &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: true}},
-		NodePools:    []*containerpb.NodePool{{Name: "system", InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "e2-standard-8"}}},
-		Autoscaling: &containerpb.ClusterAutoscaling{EnableNodeAutoprovisioning: true, ResourceLimits: []*containerpb.ResourceLimit{
-			{ResourceType: "cpu", Minimum: 1, Maximum: 1000},
-			{ResourceType: "memory", Minimum: 1, Maximum: 10000},
-			{ResourceType: "tpu-v6e-slice", Maximum: 8},
-		}},
-	})
-	if err == nil {
-		err = c.WaitForOperation(ctx, id, op)
-	}
-	if err != nil {
-		t.Fatalf("creating %s: %v", id, err)
-	}
-	t.Cleanup(func() {
-		if op, err := c.DeleteCluster(ctx, id); err == nil {
-			_ = c.WaitForOperation(ctx, id, op)
-		}
-	})
-	return id.String()
 }
 
 // napPoolCreated checks that GKE holds the auto-provisioned v6e 2x4 pool the workers run on.

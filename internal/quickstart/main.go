@@ -1,7 +1,8 @@
-// Command quickstart proves that the quickstart's outputs work: it reads `terraform output -json`
-// of examples/quickstart, submits the rendered RayCluster to the cluster's own API server as a
-// server-side dry run (so the real KubeRay CRD validates it), lists every slice's hosts from
-// Kubernetes, and prints a summary. The access token comes from GOOGLE_OAUTH_ACCESS_TOKEN.
+// Command quickstart proves that the quickstart's outputs are true: it reads `terraform output
+// -json` of examples/quickstart, lists every slice's hosts and every Ray Pod of the RayCluster
+// from the cluster's own API server, checks that each worker replica runs on distinct hosts of
+// one node pool, as the outputs say, and prints which Ray worker runs on which host. The access
+// token comes from GOOGLE_OAUTH_ACCESS_TOKEN.
 package main
 
 import (
@@ -11,7 +12,6 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -31,16 +31,28 @@ type outputs struct {
 	} `json:"cluster"`
 	Slices struct {
 		Value map[string]struct {
-			AcceleratorType string   `json:"accelerator_type"`
-			MachineType     string   `json:"machine_type"`
-			NumHosts        int      `json:"num_hosts"`
-			Healthy         bool     `json:"healthy"`
-			Hosts           []string `json:"hosts"`
+			AcceleratorType string `json:"accelerator_type"`
+			MachineType     string `json:"machine_type"`
+			NumHosts        int    `json:"num_hosts"`
 		} `json:"value"`
 	} `json:"slices"`
-	Manifest struct {
-		Value string `json:"value"`
-	} `json:"ray_cluster_manifest"`
+	RayCluster struct {
+		Value struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+			Status    string `json:"status"`
+			Healthy   bool   `json:"healthy"`
+			Dashboard string `json:"dashboard"`
+			// Placement: worker group → replicas (one slice each) → hosts.
+			Placement map[string][][]placedHost `json:"placement"`
+		} `json:"value"`
+	} `json:"ray_cluster"`
+}
+
+type placedHost struct {
+	Pod      string `json:"pod"`
+	Node     string `json:"node"`
+	NodePool string `json:"node_pool"`
 }
 
 func main() {
@@ -72,6 +84,14 @@ func run(in io.Reader, out io.Writer) error {
 	defer k.Close()
 
 	fmt.Fprintf(out, "cluster  %s\n         API server https://%s, KubeRay ready: %v\n\n", o.Cluster.Value.ID, o.Cluster.Value.Endpoint, o.Cluster.Value.KubeRayReady)
+	if err := printSlices(ctx, out, k, o); err != nil {
+		return err
+	}
+	return checkRayCluster(ctx, out, k, o)
+}
+
+// printSlices checks that every slice has all its hosts as Ready nodes.
+func printSlices(ctx context.Context, out io.Writer, k *kube.Client, o outputs) error {
 	names := make([]string, 0, len(o.Slices.Value))
 	for name := range o.Slices.Value {
 		names = append(names, name)
@@ -93,14 +113,52 @@ func run(in io.Reader, out io.Writer) error {
 			return fmt.Errorf("slice %s: %d of %d hosts are Ready nodes", name, ready, s.NumHosts)
 		}
 		fmt.Fprintf(out, "slice    %-16s %-10s %-17s %d/%d hosts Ready\n", name, s.AcceleratorType, s.MachineType, ready, s.NumHosts)
-		for _, h := range hosts {
-			fmt.Fprintf(out, "           worker %d  %s\n", h.WorkerID, h.Name)
+	}
+	return nil
+}
+
+// checkRayCluster compares the placement output with the Pods the cluster runs: every worker
+// Running on the node the output names, each replica on distinct nodes of one node pool.
+func checkRayCluster(ctx context.Context, out io.Writer, k *kube.Client, o outputs) error {
+	rc := o.RayCluster.Value
+	pods, err := k.RayClusterPods(ctx, rc.Namespace, rc.Name)
+	if err != nil {
+		return err
+	}
+	live := map[string]kube.RayPod{}
+	for _, p := range pods {
+		live[p.Name] = p
+	}
+	fmt.Fprintf(out, "\nRayCluster %s/%s: %s, healthy %v, dashboard %s\n", rc.Namespace, rc.Name, rc.Status, rc.Healthy, rc.Dashboard)
+	if !rc.Healthy {
+		return fmt.Errorf("RayCluster %s is not healthy", rc.Name)
+	}
+	groups := make([]string, 0, len(rc.Placement))
+	for g := range rc.Placement {
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	for _, g := range groups {
+		for r, replica := range rc.Placement[g] {
+			pool := ""
+			nodes := map[string]bool{}
+			for host, h := range replica {
+				p, ok := live[h.Pod]
+				switch {
+				case !ok || !p.Running:
+					return fmt.Errorf("group %s replica %d: Pod %s is not running", g, r, h.Pod)
+				case p.Node != h.Node || p.NodePool != h.NodePool:
+					return fmt.Errorf("the Pod %s runs on %s (%s), the output says %s (%s)", h.Pod, p.Node, p.NodePool, h.Node, h.NodePool)
+				case pool != "" && p.NodePool != pool:
+					return fmt.Errorf("group %s replica %d spans node pools %s and %s", g, r, pool, p.NodePool)
+				case nodes[p.Node]:
+					return fmt.Errorf("group %s replica %d has two Pods on %s", g, r, p.Node)
+				}
+				pool = p.NodePool
+				nodes[p.Node] = true
+				fmt.Fprintf(out, "  %-12s replica %d  host %d  %-44s on %s (slice %s)\n", g, r, host, h.Pod, h.Node, h.NodePool)
+			}
 		}
 	}
-	if err := k.DryRunRayCluster(ctx, "default", []byte(o.Manifest.Value)); err != nil {
-		return fmt.Errorf("the RayCluster manifest was refused: %w", err)
-	}
-	fmt.Fprintf(out, "\nRayCluster tpu-quickstart (%d TPU worker groups) accepted by the cluster's KubeRay CRD (server-side dry run)\n",
-		strings.Count(o.Manifest.Value, `"numOfHosts"`))
 	return nil
 }

@@ -1,6 +1,7 @@
 # A cluster where GKE creates TPU slices on demand: a RayCluster worker group that asks for a v6e
 # 4x4 (node selector and google.com/tpu request) gets a node pool of that shape from node
-# auto-provisioning, up to 64 v6e chips (four 4x4 slices) and 16 v5p chips in all.
+# auto-provisioning, while the cluster holds at most 64 v6e chips (four 4x4 slices) and 16 v5p
+# chips in all, its other node pools included.
 resource "raytpu_cluster" "on_demand" {
   name               = "ray-tpu-on-demand"
   location           = "us-east5-b"

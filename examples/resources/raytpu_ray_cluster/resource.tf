@@ -2,6 +2,13 @@ resource "raytpu_cluster" "ray" {
   name               = "ray-tpu"
   location           = "us-east5-b"
   min_master_version = "1.34"
+
+  # Room for the two slices below (32 chips) and one auto-provisioned v6e 2x4 (8 chips).
+  auto_provisioning = {
+    max_cpu       = 64
+    max_memory_gb = 256
+    tpu_limits    = [{ generation = "v6e", max_chips = 40 }]
+  }
 }
 
 # Two identical v6e 4x4 slices (four hosts each) for one multislice worker group.
@@ -31,7 +38,7 @@ resource "raytpu_ray_cluster" "train" {
     # replicas = 2 (one per slice), numOfHosts = 4, google.com/tpu = 4 per host.
     { name = "multislice", slices = raytpu_slice.trillium[*].id },
     # No slice resource: the Pods ask for a v6e 2x4 on two 4-chip hosts, and GKE node
-    # auto-provisioning creates the node pool (the cluster needs auto-provisioning limits).
+    # auto-provisioning creates the node pool, within the cluster's auto_provisioning limits.
     { name = "burst", generation = "v6e", topology = "2x4", chips_per_host = 4 },
   ]
 

@@ -1,0 +1,58 @@
+package kube
+
+import (
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// TestRayClusterObjectKeepsGroupsOnTheirSlices: a slice group is held to its own node pools, and a
+// group of a shape keeps off them, so that it never lands on another group's slice that happens
+// to carry the same labels (a single-host v6e-8 is labelled 2x4).
+func TestRayClusterObjectKeepsGroupsOnTheirSlices(t *testing.T) {
+	shape := map[string]string{"cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice", "cloud.google.com/gke-tpu-topology": "2x4"}
+	rc, err := RayClusterObject(RayClusterSpec{
+		Name: "rc", Namespace: "default", Image: "rayproject/ray:2.55.0-py310-tpu",
+		Groups: []RayWorkerGroup{
+			{Name: "single", Replicas: 1, NumOfHosts: 1, ChipsPerHost: 8, NodeSelector: shape, NodePools: []string{"v6e-8"}},
+			{Name: "multi", Replicas: 2, NumOfHosts: 4, ChipsPerHost: 4, NodeSelector: shape, NodePools: []string{"a", "b"}},
+			{Name: "on-demand", Replicas: 1, NumOfHosts: 2, ChipsPerHost: 4, NodeSelector: shape},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pools := func(i int) (corev1.NodeSelectorOperator, []string) {
+		a := rc.Spec.WorkerGroupSpecs[i].Template.Spec.Affinity
+		if a == nil {
+			return "", nil
+		}
+		e := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchExpressions[0]
+		if e.Key != "cloud.google.com/gke-nodepool" {
+			t.Fatalf("group %d: affinity on %s", i, e.Key)
+		}
+		return e.Operator, e.Values
+	}
+	for i, want := range []struct {
+		op    corev1.NodeSelectorOperator
+		pools []string
+	}{
+		{corev1.NodeSelectorOpIn, []string{"v6e-8"}},
+		{corev1.NodeSelectorOpIn, []string{"a", "b"}},
+		{corev1.NodeSelectorOpNotIn, []string{"v6e-8", "a", "b"}},
+	} {
+		if op, got := pools(i); op != want.op || !reflect.DeepEqual(got, want.pools) {
+			t.Errorf("group %s: %s %v, want %s %v", rc.Spec.WorkerGroupSpecs[i].GroupName, op, got, want.op, want.pools)
+		}
+	}
+
+	alone, err := RayClusterObject(RayClusterSpec{Name: "rc", Namespace: "default", Image: "i",
+		Groups: []RayWorkerGroup{{Name: "on-demand", Replicas: 1, NumOfHosts: 2, ChipsPerHost: 4, NodeSelector: shape}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := alone.Spec.WorkerGroupSpecs[0].Template.Spec.Affinity; a != nil {
+		t.Errorf("a RayCluster of shapes only got node affinity %+v", a)
+	}
+}
