@@ -49,7 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		latencies = fs.String("latencies", "", "per operation type, e.g. CREATE_NODE_POOL=30s,DELETE_NODE_POOL=10s")
 		rayDelay  = fs.Duration("ray-crd-delay", 5*time.Second, "gap between enabling the Ray Operator add-on and its CRDs being served")
 		maxOps    = fs.Int("max-node-pool-operations", emulator.DefaultMaxNodePoolOperations, "node pool operations that may run at once on one cluster, as GKE's concurrent operations quota (negative: unlimited)")
-		binDir    = fs.String("kube-bin-dir", "", "folder with kube-apiserver, etcd and kuberay-crds/ (default: $"+emulator.EnvKubeBinDir+" or "+emulator.DefaultKubeBinDir()+")")
+		binDir    = fs.String("kube-bin-dir", "", "folder with kube-apiserver, etcd, kube-scheduler, ray-operator and kuberay-crds/ (default: $"+emulator.EnvKubeBinDir+" or "+emulator.DefaultKubeBinDir()+")")
 		envFile   = fs.String("env-file", "", "also write the export lines to this file (for scripts)")
 		verbose   = fs.Bool("v", false, "log progress to stderr")
 	)
