@@ -62,6 +62,30 @@ func (c *Client) GetRayCluster(ctx context.Context, namespace, name string) (*ra
 	return fromUnstructured(got)
 }
 
+// WaitForRayClusterState reads the RayCluster every poll until KubeRay reports state (such as
+// rayv1.Ready), and returns the last one read: KubeRay writes its status a moment after the Pods
+// it counts are Running. ctx bounds the wait; its end returns the last read with no error.
+func (c *Client) WaitForRayClusterState(ctx context.Context, namespace, name string, state rayv1.ClusterState, poll time.Duration) (*rayv1.RayCluster, error) {
+	var last *rayv1.RayCluster
+	for {
+		rc, err := c.GetRayCluster(ctx, namespace, name)
+		switch {
+		case err == nil:
+			last = rc
+			if rc.Status.State == state { //nolint:staticcheck // State is deprecated for Conditions, still set by KubeRay v1.5
+				return rc, nil
+			}
+		case last == nil || ctx.Err() == nil:
+			return last, err
+		}
+		select {
+		case <-ctx.Done():
+			return last, nil
+		case <-time.After(poll):
+		}
+	}
+}
+
 // DeleteRayCluster deletes a RayCluster and waits, polling every poll (DefaultPollInterval when
 // ≤ 0), until it and its Pods are gone: KubeRay's Pods hold TPU hosts until they end. A RayCluster
 // already gone is no error.

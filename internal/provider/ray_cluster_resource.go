@@ -39,6 +39,9 @@ type rayClusterResource struct {
 // seconds of their slice being up, and the listing costs the API server little.
 const rayPodPoll = 500 * time.Millisecond
 
+// rayStateWait bounds the wait for KubeRay to report a running RayCluster ready.
+const rayStateWait = time.Minute
+
 // privateSpecKey keeps the hash of the spec raytpu applied, to tell a RayCluster changed outside
 // Terraform.
 const privateSpecKey = "applied_spec"
@@ -287,7 +290,15 @@ func (r *rayClusterResource) observe(ctx context.Context, k *kube.Client, m *ray
 		diags.AddError("Ray Workers Not On Whole Slices", fmt.Sprintf("%s: %v. Each replica must run on distinct hosts of one slice, "+
 			"whose ICI links them.", action, problems))
 	}
-	if latest, err := k.GetRayCluster(ctx, rc.Namespace, rc.Name); err == nil {
+	if wait && err == nil && len(problems) == 0 {
+		// KubeRay reports the cluster ready a moment after its Pods run; waiting for that keeps
+		// the next refresh from finding a status the apply did not report.
+		sctx, cancel := context.WithTimeout(ctx, rayStateWait)
+		if latest, err := k.WaitForRayClusterState(sctx, rc.Namespace, rc.Name, rayv1.Ready, rayPodPoll); latest != nil && err == nil {
+			rc = latest
+		}
+		cancel()
+	} else if latest, err := k.GetRayCluster(ctx, rc.Namespace, rc.Name); err == nil {
 		rc = latest
 	}
 	// State (ready, suspended) is deprecated for Conditions but still set by KubeRay v1.5, and it is
