@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -171,6 +170,8 @@ type RayPod struct {
 	Phase     string
 	// Running is phase Running, Ready and not being deleted.
 	Running bool
+	// Unschedulable is the scheduler's message for a Pod it found no node for.
+	Unschedulable string
 }
 
 // RayClusterPods lists the Pods of a RayCluster with their nodes, the head first, then by group,
@@ -237,6 +238,11 @@ func rayPod(p *corev1.Pod, nodes map[string]*corev1.Node) RayPod {
 		rp.NodeReady, _ = nodeReady(n)
 	}
 	rp.Running = p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && podReady(p)
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			rp.Unschedulable = c.Message
+		}
+	}
 	return rp
 }
 
@@ -263,36 +269,29 @@ func envInt(p *corev1.Pod, name string) int {
 }
 
 // WaitForRayClusterPods lists the RayCluster's Pods every poll (DefaultPollInterval when ≤ 0)
-// until done accepts them or ctx ends, and returns the last listing. On timeout the error says
-// how many Pods were Running out of how many, and names the first ones that were not.
+// until done accepts them or ctx ends, and returns the last listing. On timeout the error names
+// the Pods not running and, for those the scheduler found no room for, why: the scheduler's
+// message and the cluster autoscaler's last event, as `kubectl describe pod` would show them.
 func (c *Client) WaitForRayClusterPods(ctx context.Context, namespace, name string, poll time.Duration, done func([]RayPod) bool) ([]RayPod, error) {
-	var last []RayPod
+	var (
+		last    []RayPod
+		scaleUp map[string]string // the cluster autoscaler's last word by Pod
+	)
 	err := waitFor(ctx, poll, func(ctx context.Context) (bool, error) {
 		pods, err := c.RayClusterPods(ctx, namespace, name)
 		if err != nil {
 			return false, err
 		}
 		last = pods
-		return done(pods), nil
+		if done(pods) {
+			return true, nil
+		}
+		if unscheduled(pods) {
+			scaleUp = c.AutoscalerEvents(ctx, namespace)
+		}
+		return false, nil
 	}, func(waited time.Duration) string {
-		running := 0
-		var waiting []string
-		for _, p := range last {
-			if p.Running {
-				running++
-			} else if len(waiting) < 5 {
-				where := p.Node
-				if where == "" {
-					where = "unscheduled"
-				}
-				waiting = append(waiting, fmt.Sprintf("%s (%s, %s)", p.Name, p.Phase, where))
-			}
-		}
-		msg := fmt.Sprintf("kube: RayCluster %s/%s: %d of %d Pods Running after waiting %s", namespace, name, running, len(last), waited)
-		if len(waiting) > 0 {
-			msg += "; not running: " + strings.Join(waiting, ", ")
-		}
-		return msg
+		return describePodWait(namespace, name, last, scaleUp, waited)
 	})
 	return last, err
 }
