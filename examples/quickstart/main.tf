@@ -1,5 +1,6 @@
 # Quickstart: a GKE cluster with managed KubeRay, two v6e 4x4 slices (16 chips, 4 hosts each) and
-# one single-host v6e slice, and a RayCluster whose workers run on all three.
+# one single-host v6e-4, and a RayCluster whose workers run on all three, plus a worker group whose
+# v6e 2x4 slice GKE's node auto-provisioning creates for it.
 #
 # `make demo` applies it against the local GKE emulator. Against Google Cloud, set project and
 # location (a zone that offers TPU v6e) and authenticate as for any Google provider.
@@ -24,6 +25,14 @@ variable "location" {
 resource "raytpu_cluster" "ray" {
   name                = "ray-quickstart"
   deletion_protection = false
+
+  # Node auto-provisioning may create TPU slices for Ray workers, while the cluster holds at most
+  # 48 v6e chips: the 36 of the slices below and one auto-provisioned v6e 2x4.
+  auto_provisioning = {
+    max_cpu       = 64
+    max_memory_gb = 256
+    tpu_limits    = [{ generation = "v6e", max_chips = 48 }]
+  }
 }
 
 # Multislice: two identical slices, one KubeRay worker group each.
@@ -38,7 +47,7 @@ resource "raytpu_slice" "trillium" {
 resource "raytpu_slice" "single_host" {
   cluster          = raytpu_cluster.ray.id
   name             = "trillium-single"
-  accelerator_type = "v6e-8"
+  accelerator_type = "v6e-4"
 }
 
 locals {
@@ -59,6 +68,10 @@ resource "raytpu_ray_cluster" "quickstart" {
     # Multislice: one replica of four hosts per 4x4 slice.
     { name = "multislice", slices = raytpu_slice.trillium[*].id },
     { name = "single-host", slices = [raytpu_slice.single_host.id] },
+    # No raytpu_slice: the workers ask for a v6e 2x4 on two 4-chip hosts, and GKE's node
+    # auto-provisioning creates that slice for them. (A single-host v6e-8 is labelled 2x4 too:
+    # beside one, raytpu refuses this group, as nothing would keep its workers off it.)
+    { name = "on-demand", generation = "v6e", topology = "2x4", chips_per_host = 4 },
   ]
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -42,14 +43,16 @@ func TestAccQuickstart(t *testing.T) {
 				statecheck.ExpectKnownOutputValue("slices", knownvalue.MapExact(map[string]knownvalue.Check{
 					"trillium-0":      slice("v6e-16", 4),
 					"trillium-1":      slice("v6e-16", 4),
-					"trillium-single": slice("v6e-8", 1),
+					"trillium-single": slice("v6e-4", 1),
 				})),
 				statecheck.ExpectKnownOutputValueAtPath("cluster", tfjsonpath.New("kuberay_ready"), knownvalue.Bool(true)),
 				statecheck.ExpectKnownOutputValueAtPath("ray_cluster", tfjsonpath.New("healthy"), knownvalue.Bool(true)),
-				// One replica per 4x4 slice, four hosts each; one single host.
+				// One replica per 4x4 slice, four hosts each; one single host; one auto-provisioned
+				// 2x4 of two hosts.
 				statecheck.ExpectKnownOutputValueAtPath("ray_cluster", tfjsonpath.New("placement"), knownvalue.MapExact(map[string]knownvalue.Check{
 					"multislice":  replicas(4, 4),
 					"single-host": replicas(1),
+					"on-demand":   replicas(2),
 				})),
 			},
 			Check: quickstartPlacementOnSlices,
@@ -67,7 +70,8 @@ func replicas(hosts ...int) knownvalue.Check {
 }
 
 // quickstartPlacementOnSlices checks each group's replicas against the slices they should take:
-// the multislice replicas on the two trillium slices, the single host on its slice.
+// the multislice replicas on the two trillium slices, the single host on its slice, and the
+// on-demand replica on a node pool that node auto-provisioning created.
 func quickstartPlacementOnSlices(s *terraform.State) error {
 	rc, ok := s.RootModule().Outputs["ray_cluster"].Value.(map[string]any)
 	if !ok {
@@ -97,6 +101,9 @@ func quickstartPlacementOnSlices(s *terraform.State) error {
 	}
 	if got := pools("single-host"); !slices.Equal(got, []string{"trillium-single"}) {
 		return fmt.Errorf("single-host worker on %v", got)
+	}
+	if got := pools("on-demand"); len(got) != 1 || !strings.HasPrefix(got[0], "nap-ct6e-standa-4t-") {
+		return fmt.Errorf("on-demand replica on %v, want an auto-provisioned v6e pool", got)
 	}
 	return nil
 }

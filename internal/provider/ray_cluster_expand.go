@@ -90,7 +90,10 @@ func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterMode
 		return kube.RayClusterSpec{}, nil
 	}
 	names, _, _ := rayNamesFor(m.RayVersion)
-	var groups []resolvedGroup
+	var (
+		groups []resolvedGroup
+		shaped []shapedGroup
+	)
 	for i, g := range cfg.Groups {
 		p := path.Root("worker_groups").AtListIndex(i)
 		rg := resolvedGroup{RayWorkerGroup: kube.RayWorkerGroup{
@@ -116,7 +119,9 @@ func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterMode
 		}
 		rg.NumOfHosts, rg.ChipsPerHost, rg.NodeSelector = rg.slice.Hosts, rg.slice.ChipsPerHost(), rg.slice.NodeSelector()
 		groups = append(groups, rg)
+		shaped = append(shaped, shapedGroup{index: i, name: g.Name, slice: rg.slice, pools: rg.NodePools})
 	}
+	checkShapesApart(shaped, diags)
 	annotation, _ := json.Marshal(cfg)
 	spec := kube.RayClusterSpec{
 		Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(),

@@ -184,12 +184,19 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if client := r.planClient(ctx); client != nil && !plan.WorkerGroups.IsUnknown() {
 		var groups []rayWorkerGroupModel
 		resp.Diagnostics.Append(plan.WorkerGroups.ElementsAs(ctx, &groups, false)...)
+		var shaped []shapedGroup
 		for i, g := range groups {
+			p := path.Root("worker_groups").AtListIndex(i)
 			if ids, ok := knownStrings(ctx, g.Slices); ok {
 				// Only the shapes matter here; a pool that is not there yet is checked at apply.
-				_, _ = sliceGroupShape(ctx, client, ids, path.Root("worker_groups").AtListIndex(i), true, &resp.Diagnostics)
+				if s, pools := sliceGroupShape(ctx, client, ids, p, true, &resp.Diagnostics); s != nil {
+					shaped = append(shaped, shapedGroup{index: i, name: g.Name.ValueString(), slice: s, pools: pools})
+				}
+			} else if s, ok := groupShape(g, p, &diag.Diagnostics{}); ok {
+				shaped = append(shaped, shapedGroup{index: i, name: g.Name.ValueString(), slice: s})
 			}
 		}
+		checkShapesApart(shaped, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }

@@ -97,6 +97,14 @@ func TestAccRayCluster_slicesPlacementImportDriftFailedHost(t *testing.T) {
 				ExpectError: regexp.MustCompile(`Multislice Group Mixes Shapes`),
 			},
 			{
+				// An auto-provisioned 4x4 beside the 4x4 slices: the TPU webhook drops the node
+				// affinity that would keep its workers off them, so the plan refuses it.
+				Config: testAccRayClusterConfig(cluster, multisliceGroups+`
+    { name = "more", generation = "v6e", topology = "4x4" },`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Worker Group Shape Matches A Slice.*worker group "more" asks node auto-provisioning for v6e 4x4.*slice slice-a of worker group "multi"`),
+			},
+			{
 				ResourceName:            rayClusterAddress,
 				ImportState:             true,
 				ImportStateId:           clusterID + "/default/tpu",

@@ -1,8 +1,10 @@
 // Command quickstart proves that the quickstart's outputs are true: it reads `terraform output
 // -json` of examples/quickstart, lists every slice's hosts and every Ray Pod of the RayCluster
 // from the cluster's own API server, checks that each worker replica runs on distinct hosts of
-// one node pool, as the outputs say, and prints which Ray worker runs on which host. The access
-// token comes from GOOGLE_OAUTH_ACCESS_TOKEN.
+// one node pool, as the outputs say, and prints which Ray worker runs on which host. A replica on
+// a node pool that is none of the outputs' slices must have been given it by node
+// auto-provisioning, as the cluster autoscaler's event on its Pod says. The access token comes
+// from GOOGLE_OAUTH_ACCESS_TOKEN.
 package main
 
 import (
@@ -12,6 +14,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -133,6 +136,7 @@ func checkRayCluster(ctx context.Context, out io.Writer, k *kube.Client, o outpu
 	if !rc.Healthy {
 		return fmt.Errorf("RayCluster %s is not healthy", rc.Name)
 	}
+	scaleUps := k.AutoscalerEvents(ctx, rc.Namespace)
 	groups := make([]string, 0, len(rc.Placement))
 	for g := range rc.Placement {
 		groups = append(groups, g)
@@ -157,6 +161,16 @@ func checkRayCluster(ctx context.Context, out io.Writer, k *kube.Client, o outpu
 				pool = p.NodePool
 				nodes[p.Node] = true
 				fmt.Fprintf(out, "  %-12s replica %d  host %d  %-44s on %s (slice %s)\n", g, r, host, h.Pod, h.Node, h.NodePool)
+			}
+			if _, declared := o.Slices.Value[pool]; !declared && len(replica) > 0 {
+				// No raytpu_slice: GKE's node auto-provisioning must have made this slice for the
+				// replica, and said so on its Pods.
+				said := scaleUps[replica[0].Pod]
+				if !strings.HasPrefix(said, "pod triggered scale-up") || !strings.Contains(said, pool) {
+					return fmt.Errorf("group %s replica %d runs on node pool %s, which is no slice of the outputs, and the cluster autoscaler "+
+						"did not say it created it for the replica (its last word on %s: %q)", g, r, pool, replica[0].Pod, said)
+				}
+				fmt.Fprintf(out, "  %-12s replica %d  on slice %s, auto-provisioned: %s\n", g, r, pool, said)
 			}
 		}
 	}
