@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -98,14 +99,27 @@ func workerGroup(g RayWorkerGroup, image string, claimed []string) (rayv1.Worker
 			Key: tpu.ResourceName, Operator: corev1.TolerationOpEqual, Value: tpu.TaintValue, Effect: corev1.TaintEffectNoSchedule,
 		}},
 	}
+	// GKE's TPU webhook replaces the affinity of a multi-host group's Pods with its own, which
+	// keeps each replica within one node pool (kuberay-tpu-webhook main.go, injectPodAffinity: a
+	// JSON patch "add" of /spec/affinity), and leaves their node selector alone.
 	switch {
-	case len(g.NodePools) > 0:
-		// The TPU webhook keeps each replica within one node pool; this keeps the group on its own
-		// slices, so that it never takes another group's slice of the same shape.
+	case len(g.NodePools) == 1:
+		// One slice: the node selector holds the group to it, whatever its host count.
+		pod.NodeSelector = maps.Clone(g.NodeSelector)
+		if pod.NodeSelector == nil {
+			pod.NodeSelector = map[string]string{}
+		}
+		pod.NodeSelector[tpu.LabelNodePool] = g.NodePools[0]
+	case len(g.NodePools) > 1:
+		// Several slices: only a node affinity names them all. It holds a single-host group; a
+		// multi-host group loses it to the webhook, and the placement check after create says
+		// when its replicas took another pool of their shape.
 		pod.Affinity = nodePoolAffinity(corev1.NodeSelectorOpIn, g.NodePools)
 	case len(claimed) > 0:
-		// A group of a shape keeps off the slices the other groups take: a single-host v6e-8
-		// is labelled 2x4 too, and two 4-chip workers of a 2x4 shape would fit on it.
+		// A group of a shape keeps off the slices the other groups take (a single-host v6e-8 is
+		// labelled 2x4 too, and two 4-chip workers of a 2x4 shape would fit on it). Only a
+		// single-host group keeps this affinity, which is why raytpu refuses a multi-host shape
+		// that has the labels of another group's slice.
 		pod.Affinity = nodePoolAffinity(corev1.NodeSelectorOpNotIn, claimed)
 	}
 	return rayv1.WorkerGroupSpec{

@@ -7,9 +7,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// TestRayClusterObjectKeepsGroupsOnTheirSlices: a slice group is held to its own node pools, and a
-// group of a shape keeps off them, so that it never lands on another group's slice that happens
-// to carry the same labels (a single-host v6e-8 is labelled 2x4).
+// TestRayClusterObjectKeepsGroupsOnTheirSlices: a slice group is held to its own node pools (by
+// node selector for one slice, which GKE's TPU webhook leaves alone), and a group of a shape keeps
+// off them, so that it never lands on another group's slice that happens to carry the same labels
+// (a single-host v6e-8 is labelled 2x4). The shape's own selector is not changed.
 func TestRayClusterObjectKeepsGroupsOnTheirSlices(t *testing.T) {
 	shape := map[string]string{"cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice", "cloud.google.com/gke-tpu-topology": "2x4"}
 	rc, err := RayClusterObject(RayClusterSpec{
@@ -24,7 +25,14 @@ func TestRayClusterObjectKeepsGroupsOnTheirSlices(t *testing.T) {
 		t.Fatal(err)
 	}
 	pools := func(i int) (corev1.NodeSelectorOperator, []string) {
-		a := rc.Spec.WorkerGroupSpecs[i].Template.Spec.Affinity
+		spec := rc.Spec.WorkerGroupSpecs[i].Template.Spec
+		if pool := spec.NodeSelector["cloud.google.com/gke-nodepool"]; pool != "" {
+			if spec.Affinity != nil {
+				t.Errorf("group %d: node selector and affinity", i)
+			}
+			return "selector", []string{pool}
+		}
+		a := spec.Affinity
 		if a == nil {
 			return "", nil
 		}
@@ -38,7 +46,7 @@ func TestRayClusterObjectKeepsGroupsOnTheirSlices(t *testing.T) {
 		op    corev1.NodeSelectorOperator
 		pools []string
 	}{
-		{corev1.NodeSelectorOpIn, []string{"v6e-8"}},
+		{"selector", []string{"v6e-8"}},
 		{corev1.NodeSelectorOpIn, []string{"a", "b"}},
 		{corev1.NodeSelectorOpNotIn, []string{"v6e-8", "a", "b"}},
 	} {
@@ -47,6 +55,9 @@ func TestRayClusterObjectKeepsGroupsOnTheirSlices(t *testing.T) {
 		}
 	}
 
+	if len(shape) != 2 {
+		t.Errorf("the group's selector map was changed: %v", shape)
+	}
 	alone, err := RayClusterObject(RayClusterSpec{Name: "rc", Namespace: "default", Image: "i",
 		Groups: []RayWorkerGroup{{Name: "on-demand", Replicas: 1, NumOfHosts: 2, ChipsPerHost: 4, NodeSelector: shape}}})
 	if err != nil {

@@ -17,19 +17,22 @@ import (
 // on pools (empty: any pool of the shape, as node auto-provisioning names them).
 type groupExpectation struct {
 	replicas, hosts int
-	// pools are the group's own slices (node affinity In); avoid are the slices of the other
-	// groups, which a group of a shape keeps off (NotIn).
+	// pools are the group's own slices (node selector, or node affinity In); avoid are the slices
+	// of the other groups, which a group of a shape keeps off (NotIn).
 	pools, avoid []string
 }
 
 // expectationsOf reads them from the RayCluster as stored: the replicas, numOfHosts and the node
-// pools its node affinity confines each group to.
+// pools its node selector or node affinity confines each group to.
 func expectationsOf(rc *rayv1.RayCluster) map[string]groupExpectation {
 	out := make(map[string]groupExpectation, len(rc.Spec.WorkerGroupSpecs))
 	for _, g := range rc.Spec.WorkerGroupSpecs {
 		e := groupExpectation{hosts: int(max(g.NumOfHosts, 1)), replicas: 1}
 		if g.Replicas != nil {
 			e.replicas = int(*g.Replicas)
+		}
+		if pool := g.Template.Spec.NodeSelector[tpu.LabelNodePool]; pool != "" {
+			e.pools = append(e.pools, pool)
 		}
 		if a := g.Template.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
 			for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {

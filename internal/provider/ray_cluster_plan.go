@@ -192,7 +192,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 				if s, pools := sliceGroupShape(ctx, client, ids, p, true, &resp.Diagnostics); s != nil {
 					shaped = append(shaped, shapedGroup{index: i, name: g.Name.ValueString(), slice: s, pools: pools})
 				}
-			} else if s, ok := groupShape(g, p, &diag.Diagnostics{}); ok {
+			} else if s, ok := groupShape(g, p, &diag.Diagnostics{}); ok { // an invalid shape is ValidateConfig's to report
 				shaped = append(shaped, shapedGroup{index: i, name: g.Name.ValueString(), slice: s})
 			}
 		}
