@@ -61,28 +61,26 @@ func (c *Client) GetRayCluster(ctx context.Context, namespace, name string) (*ra
 	return fromUnstructured(got)
 }
 
-// WaitForRayClusterState reads the RayCluster every poll until KubeRay reports state (such as
-// rayv1.Ready), and returns the last one read: KubeRay writes its status a moment after the Pods
-// it counts are Running. ctx bounds the wait; its end returns the last read with no error.
+// WaitForRayClusterState reads the RayCluster every poll (DefaultPollInterval when ≤ 0) until
+// KubeRay reports state (such as rayv1.Ready), and returns the last one read: KubeRay writes its
+// status a moment after the Pods it counts are Running. ctx bounds the wait; its end returns the
+// last read with no error.
 func (c *Client) WaitForRayClusterState(ctx context.Context, namespace, name string, state rayv1.ClusterState, poll time.Duration) (*rayv1.RayCluster, error) {
 	var last *rayv1.RayCluster
-	for {
+	err := waitFor(ctx, poll, func(ctx context.Context) (bool, error) {
 		rc, err := c.GetRayCluster(ctx, namespace, name)
-		switch {
-		case err == nil:
-			last = rc
-			if rc.Status.State == state { //nolint:staticcheck // State is deprecated for Conditions, still set by KubeRay v1.5
-				return rc, nil
-			}
-		case last == nil || ctx.Err() == nil:
-			return last, err
+		if err != nil {
+			return false, err
 		}
-		select {
-		case <-ctx.Done():
-			return last, nil
-		case <-time.After(poll):
-		}
+		last = rc
+		return rc.Status.State == state, nil //nolint:staticcheck // State is deprecated for Conditions, still set by KubeRay v1.5
+	}, func(waited time.Duration) string {
+		return fmt.Sprintf("kube: RayCluster %s/%s not %s after waiting %s", namespace, name, state, waited)
+	})
+	if last != nil && ctx.Err() != nil {
+		return last, nil //nolint:nilerr // the end of ctx ends the wait, as documented, not in failure
 	}
+	return last, err
 }
 
 // DeleteRayCluster deletes a RayCluster and waits, polling every poll (DefaultPollInterval when
@@ -273,24 +271,22 @@ func envInt(p *corev1.Pod, name string) int {
 // the Pods not running and, for those the scheduler found no room for, why: the scheduler's
 // message and the cluster autoscaler's last event, as `kubectl describe pod` would show them.
 func (c *Client) WaitForRayClusterPods(ctx context.Context, namespace, name string, poll time.Duration, done func([]RayPod) bool) ([]RayPod, error) {
-	var (
-		last    []RayPod
-		scaleUp map[string]string // the cluster autoscaler's last word by Pod
-	)
+	var last []RayPod
 	err := waitFor(ctx, poll, func(ctx context.Context) (bool, error) {
 		pods, err := c.RayClusterPods(ctx, namespace, name)
 		if err != nil {
 			return false, err
 		}
 		last = pods
-		if done(pods) {
-			return true, nil
-		}
-		if unscheduled(pods) {
-			scaleUp = c.AutoscalerEvents(ctx, namespace)
-		}
-		return false, nil
+		return done(pods), nil
 	}, func(waited time.Duration) string {
+		var scaleUp map[string]string
+		if unscheduled(last) {
+			// ctx has ended: the events are read once, with a moment of their own.
+			ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), autoscalerEventsWait)
+			defer cancel()
+			scaleUp = c.AutoscalerEvents(ectx, namespace)
+		}
 		return describePodWait(namespace, name, last, scaleUp, waited)
 	})
 	return last, err

@@ -17,6 +17,10 @@ const autoscalerSource = "cluster-autoscaler"
 // maxPodsDescribed bounds how many waiting Pods a timeout error names.
 const maxPodsDescribed = 5
 
+// autoscalerEventsWait bounds the read of the cluster autoscaler's events that explains a wait
+// which has timed out.
+const autoscalerEventsWait = 5 * time.Second
+
 func unscheduled(pods []RayPod) bool {
 	for _, p := range pods {
 		if p.Node == "" && !p.Running {
