@@ -27,15 +27,18 @@ resource "raytpu_cluster" "ray" {
   deletion_protection = false
 
   # Node auto-provisioning may create TPU slices for Ray workers, while the cluster holds at most
-  # 48 v6e chips: the 36 of the slices below and one auto-provisioned v6e 2x4.
+  # 48 v6e chips: the 36 of the slices below and one auto-provisioned v6e 2x4. GKE counts every
+  # node against the cpu and memory limits, TPU hosts included: the eleven ct6e-standard-4t hosts of
+  # those slices (180 vCPUs, 720 GB each) and the system pool's e2-standard-8 (8 vCPUs, 32 GB)
+  # make 1988 cores and 7952 GB.
   auto_provisioning = {
-    max_cpu       = 64
-    max_memory_gb = 256
+    max_cpu       = 2048
+    max_memory_gb = 8192
     tpu_limits    = [{ generation = "v6e", max_chips = 48 }]
   }
 }
 
-# Multislice: two identical slices, one KubeRay worker group each.
+# Multislice: two identical slices, one replica each of one KubeRay worker group.
 resource "raytpu_slice" "trillium" {
   count      = 2
   cluster    = raytpu_cluster.ray.id

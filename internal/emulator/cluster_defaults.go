@@ -23,6 +23,12 @@ func fillClusterDefaults(pb *containerpb.Cluster, project string, pools []*conta
 	if pb.NetworkConfig == nil {
 		pb.NetworkConfig = &containerpb.NetworkConfig{}
 	}
+	// Cluster.network and .subnetwork read back as the names of the network and subnetwork,
+	// whatever form was sent, and networkConfig holds their paths: "On output this shows the
+	// network ID instead of the name" (containerpb Cluster.network); recorded GKE answers in
+	// k8s-config-connector@cdb85ecf (containercluster-dataplanev2/_http.log: sent
+	// projects/P/global/networks/N, read "network": "N"); terraform-provider-google reads the
+	// paths from networkConfig and compares either form with CompareSelfLinkOrResourceName.
 	nc := pb.NetworkConfig
 	if nc.Network == "" {
 		nc.Network = resourcePath(pb.Network, "projects/"+project+"/global/networks/")
@@ -30,6 +36,7 @@ func fillClusterDefaults(pb *containerpb.Cluster, project string, pools []*conta
 	if nc.Subnetwork == "" {
 		nc.Subnetwork = resourcePath(pb.Subnetwork, "projects/"+project+"/regions/"+region+"/subnetworks/")
 	}
+	pb.Network, pb.Subnetwork = lastSegment(nc.Network), lastSegment(nc.Subnetwork)
 	if nc.DatapathProvider == containerpb.DatapathProvider_DATAPATH_PROVIDER_UNSPECIFIED {
 		nc.DatapathProvider = containerpb.DatapathProvider_LEGACY_DATAPATH
 	}
@@ -120,10 +127,17 @@ func fillClusterDefaults(pb *containerpb.Cluster, project string, pools []*conta
 	}
 }
 
-// resourcePath turns a name into a resource path under prefix; a path (or URL) stays as given.
+// resourcePath turns a name into a resource path under prefix; a path stays as given and a URL
+// (a self link, https://www.googleapis.com/compute/v1/projects/...) becomes its path.
 func resourcePath(name, prefix string) string {
+	if i := strings.Index(name, "/projects/"); strings.Contains(name, "://") && i >= 0 {
+		return name[i+1:]
+	}
 	if name == "" || strings.Contains(name, "/") {
 		return name
 	}
 	return prefix + name
 }
+
+// lastSegment is the name at the end of a resource path.
+func lastSegment(path string) string { return path[strings.LastIndex(path, "/")+1:] }

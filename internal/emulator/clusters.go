@@ -161,6 +161,7 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 	}
 	pb.ServicesIpv4Cidr = "10.0.0.0/24"
 	pb.ReleaseChannel = &containerpb.ReleaseChannel{Channel: createChannel(pb)}
+	pb.Autoscaling = reportedClusterAutoscaling(pb.Autoscaling)
 	if pb.AddonsConfig == nil {
 		pb.AddonsConfig = &containerpb.AddonsConfig{}
 	}

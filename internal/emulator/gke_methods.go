@@ -205,7 +205,7 @@ func applyDesired(c *cluster, u *containerpb.ClusterUpdate) {
 		pb.NetworkConfig.EnableL4IlbSubsetting = v.Enabled
 	}
 	if v := u.DesiredClusterAutoscaling; v != nil {
-		pb.Autoscaling = cloneMsg(v)
+		pb.Autoscaling = reportedClusterAutoscaling(v)
 	}
 	if u.DesiredStackType != containerpb.StackType_STACK_TYPE_UNSPECIFIED {
 		if pb.IpAllocationPolicy == nil {

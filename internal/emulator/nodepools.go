@@ -220,6 +220,8 @@ func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Ope
 		return nil, err
 	}
 	next.Version = checked.pool.PB.Version
+	// GKE's reserved labels stay whatever the update asked (setReservedLabels).
+	next.Config.ResourceLabels = checked.pool.PB.Config.ResourceLabels
 	op, err := e.newOperationLocked(c, containerpb.Operation_UPGRADE_NODES, n.poolKey(), p.PB.Name)
 	if err != nil {
 		return nil, err

@@ -79,7 +79,12 @@ func (e *Emulator) setMaintenancePolicy(n resourceName, body []byte) (*container
 // storedMaintenancePolicy is the policy as GKE reports it: a new resource version, an empty window
 // object when none, and a daily window's duration filled in ("Output only", "automatically
 // chosen"; four hours, "The maintenance window starts each day at the specified START_TIME and
-// lasts 4 hours", how-to/maintenance-window).
+// lasts 4 hours", how-to/maintenance-window). A recurring window of FREQ=DAILY in a policy with
+// exclusions reads back as the same days written out, FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU: "This
+// diff gets applied in the cloud console if you specify "FREQ=DAILY" in your config and add a
+// maintenance exclusion" (terraform-provider-google resource_container_cluster.go,
+// rfc5545RecurrenceDiffSuppress). INFERRED: that GKE itself rewrites it whenever such a policy is
+// set, not only through the console.
 func storedMaintenancePolicy(p *containerpb.MaintenancePolicy) *containerpb.MaintenancePolicy {
 	out := cloneMsg(p)
 	if out == nil {
@@ -90,6 +95,9 @@ func storedMaintenancePolicy(p *containerpb.MaintenancePolicy) *containerpb.Main
 	}
 	if d := out.Window.GetDailyMaintenanceWindow(); d != nil {
 		d.Duration = "PT4H0M0S"
+	}
+	if r := out.Window.GetRecurringWindow(); r != nil && r.Recurrence == "FREQ=DAILY" && len(out.Window.MaintenanceExclusions) > 0 {
+		r.Recurrence = "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU"
 	}
 	out.ResourceVersion = randomHex(4)
 	return out

@@ -78,9 +78,7 @@ func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiErr
 	if cfg.ImageType == "" {
 		cfg.ImageType = "COS_CONTAINERD"
 	}
-	if len(cfg.OauthScopes) == 0 {
-		cfg.OauthScopes = []string{"https://www.googleapis.com/auth/cloud-platform"}
-	}
+	cfg.OauthScopes = nodeOAuthScopes(cfg.OauthScopes)
 	if cfg.ServiceAccount == "" {
 		cfg.ServiceAccount = "default"
 	}
@@ -134,14 +132,14 @@ func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiErr
 		if np.PlacementPolicy.GetTpuTopology() != "" {
 			return nil, errInvalid("TPU topology can only be specified for TPU machine types; %q is not one.", cfg.MachineType)
 		}
-		normalizeNodePool(np)
+		normalizeNodePool(plan.pool)
 		return plan, nil
 	}
 
 	if err := planTPU(plan, np, machine); err != nil {
 		return nil, err
 	}
-	normalizeNodePool(np)
+	normalizeNodePool(plan.pool)
 	return plan, nil
 }
 
@@ -203,7 +201,9 @@ func planTPU(plan *poolPlan, np *containerpb.NodePool, machine *gketpu.MachineTy
 }
 
 // normalizeNodePool fills what GKE adds to every node pool.
-func normalizeNodePool(np *containerpb.NodePool) {
+func normalizeNodePool(p *nodePool) {
+	np := p.PB
+	setReservedLabels(p)
 	normalizeCapacityOptions(np)
 	normalizeAutoscaling(np)
 	if np.Management == nil {

@@ -2,6 +2,7 @@ package gke
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -219,4 +220,24 @@ func ParseDailyStart(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a time of day HH:MM from 00:00 to 23:59", s)
 	}
 	return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute, nil
+}
+
+// SameRecurrence reports whether two RRULEs of a window from start to end recur at the same times:
+// GKE may answer a rule in another form than it was sent, such as FREQ=DAILY as
+// FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU (terraform-provider-google's
+// rfc5545RecurrenceDiffSuppress). They are compared over two years of occurrences, longer than any
+// period GKE takes (MONTHLY).
+func SameRecurrence(a, b string, start, end time.Time) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := ParseRecurrence(a)
+	rb, err2 := ParseRecurrence(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	to := start.AddDate(2, 0, 0)
+	return slices.EqualFunc(ra.Occurrences(start, end, start, to), rb.Occurrences(start, end, start, to), func(x, y Span) bool {
+		return x.Start.Equal(y.Start) && x.End.Equal(y.End)
+	})
 }

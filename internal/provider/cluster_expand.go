@@ -108,8 +108,8 @@ func flattenCluster(ctx context.Context, c *containerpb.Cluster, m *clusterResou
 	if c.GetDescription() != "" {
 		m.Description = types.StringValue(c.GetDescription())
 	}
-	m.Network = types.StringValue(c.GetNetwork())
-	m.Subnetwork = types.StringValue(c.GetSubnetwork())
+	m.Network = keepSpelling(m.Network, c.GetNetwork(), c.GetNetworkConfig().GetNetwork())
+	m.Subnetwork = keepSpelling(m.Subnetwork, c.GetSubnetwork(), c.GetNetworkConfig().GetSubnetwork())
 	m.Endpoint = types.StringValue(c.GetEndpoint())
 	m.CACertificate = types.StringValue(c.GetMasterAuth().GetClusterCaCertificate())
 	m.MasterVersion = types.StringValue(c.GetCurrentMasterVersion())
@@ -118,11 +118,7 @@ func flattenCluster(ctx context.Context, c *containerpb.Cluster, m *clusterResou
 	if channel := c.GetReleaseChannel().GetChannel(); channel != containerpb.ReleaseChannel_UNSPECIFIED { //nolint:staticcheck // GKE reports it for clusters without a channel
 		m.ReleaseChannel = types.StringValue(channel.String())
 	}
-	if len(c.GetResourceLabels()) > 0 || !m.ResourceLabels.IsNull() {
-		labels, d := types.MapValueFrom(ctx, types.StringType, c.GetResourceLabels())
-		diags.Append(d...)
-		m.ResourceLabels = labels
-	}
+	m.ResourceLabels = mapOrNull(ctx, userLabels(c.GetResourceLabels()), m.ResourceLabels, &diags)
 	m.WorkloadIdentity = types.BoolValue(c.GetWorkloadIdentityConfig().GetWorkloadPool() != "")
 	ray := c.GetAddonsConfig().GetRayOperatorConfig()
 	settings, d := types.ObjectValueFrom(ctx, rayOperatorAttrTypes, flattenRayOperator(ray))

@@ -196,7 +196,7 @@ func flattenMaintenancePolicy(ctx context.Context, p *containerpb.MaintenancePol
 		m.RecurringWindow = types.ObjectValueMust(recurringWindowAttrTypes, map[string]attr.Value{
 			"start_time": sameTime(rw.GetWindow().GetStartTime(), old.StartTime),
 			"end_time":   sameTime(rw.GetWindow().GetEndTime(), old.EndTime),
-			"recurrence": types.StringValue(rw.GetRecurrence()),
+			"recurrence": sameRecurrence(rw, old.Recurrence),
 		})
 	}
 	var oldExclusions []maintenanceExclusionModel
@@ -259,6 +259,16 @@ func flattenExclusions(got map[string]*containerpb.TimeWindow, old []maintenance
 		})
 	}
 	return out
+}
+
+// sameRecurrence is GKE's recurrence of rw, or the prior text when it recurs at the same times.
+func sameRecurrence(rw *containerpb.RecurringTimeWindow, prior types.String) types.String {
+	got := rw.GetRecurrence()
+	if !prior.IsNull() && !prior.IsUnknown() &&
+		gke.SameRecurrence(prior.ValueString(), got, rw.GetWindow().GetStartTime().AsTime(), rw.GetWindow().GetEndTime().AsTime()) {
+		return prior
+	}
+	return types.StringValue(got)
 }
 
 // sameTime is GKE's timestamp as RFC 3339 in UTC, or the prior text when it names the same instant.

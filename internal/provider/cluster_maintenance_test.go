@@ -186,6 +186,23 @@ func TestAccClusterMaintenance_policy(t *testing.T) {
 				}),
 			},
 			{
+				// GKE answers a daily recurrence in a policy with exclusions written out day by day:
+				// the same times, so state keeps the configuration's text and the next plan is empty.
+				Config: maintenanceConfig(name, `recurring_window = {
+      start_time = "2025-01-04T02:00:00Z"
+      end_time   = "2025-01-04T06:00:00Z"
+      recurrence = "FREQ=DAILY"
+    }`, exclusionHCL("campaign", day(2), day(30), "NO_UPGRADES")),
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue("raytpu_cluster.test",
+					policy.AtMapKey("recurring_window").AtMapKey("recurrence"), knownvalue.StringExact("FREQ=DAILY"))},
+				Check: gkeMaintenance(name, func(p *containerpb.MaintenancePolicy) error {
+					if got := p.GetWindow().GetRecurringWindow().GetRecurrence(); got != "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU" {
+						return fmt.Errorf("GKE holds recurrence %q", got)
+					}
+					return nil
+				}),
+			},
+			{
 				// Removing the attribute clears the cluster's policy.
 				Config: testAccClusterConfig(name, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{

@@ -95,12 +95,12 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					tpu.RayOperatorMinVersion.String() + " (the Ray Operator add-on's minimum). Raising it upgrades in place; lowering it is refused.",
 			},
 			"network": schema.StringAttribute{
-				Optional: true, Computed: true, MarkdownDescription: "VPC network; GKE's default when unset.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+				Optional: true, Computed: true, MarkdownDescription: "VPC network: its name, path or self link (the `id` of a `google_compute_network`); GKE's default when unset. GKE reports the name; another spelling of the same network changes nothing.",
+				PlanModifiers: []planmodifier.String{requiresReplaceUnlessSameResource(), stringplanmodifier.UseStateForUnknown()},
 			},
 			"subnetwork": schema.StringAttribute{
-				Optional: true, Computed: true, MarkdownDescription: "Subnetwork; GKE's default when unset.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+				Optional: true, Computed: true, MarkdownDescription: "Subnetwork: its name, path or self link; GKE's default when unset. GKE reports the name; another spelling of the same subnetwork changes nothing.",
+				PlanModifiers: []planmodifier.String{requiresReplaceUnlessSameResource(), stringplanmodifier.UseStateForUnknown()},
 			},
 			"resource_labels": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,

@@ -52,11 +52,9 @@ func flattenNodePool(ctx context.Context, pool *containerpb.NodePool, m *sliceRe
 	}
 	m.DiskSizeGB = types.Int64Value(int64(cfg.GetDiskSizeGb()))
 	m.DiskType = types.StringValue(cfg.GetDiskType())
-	scopes, d := types.ListValueFrom(ctx, types.StringType, cfg.GetOauthScopes())
-	diags.Append(d...)
-	m.OAuthScopes = scopes
+	m.OAuthScopes = keepScopes(ctx, m.OAuthScopes, cfg.GetOauthScopes(), &diags)
 	m.Labels = mapOrNull(ctx, cfg.GetLabels(), m.Labels, &diags)
-	m.ResourceLabels = mapOrNull(ctx, cfg.GetResourceLabels(), m.ResourceLabels, &diags)
+	m.ResourceLabels = mapOrNull(ctx, userLabels(cfg.GetResourceLabels()), m.ResourceLabels, &diags)
 	return diags
 }
 

@@ -158,7 +158,9 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"resource_labels": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Google Cloud labels of the VMs. Updated in place.",
+				MarkdownDescription: "Google Cloud labels of the VMs. Updated in place. GKE's own labels (`goog-gke-*`, such as " +
+					"`goog-gke-node-pool-provisioning-model`) are left out, and refused here: GKE sets them itself.",
+				Validators: []validator.Map{reservedLabelsValidator{}},
 			},
 			"disk_size_gb": schema.Int64Attribute{
 				Optional: true, Computed: true, MarkdownDescription: "Boot disk size of each host in GB; GKE's default when unset.",

@@ -8,9 +8,12 @@ resource "raytpu_cluster" "on_demand" {
   min_master_version = "1.34"
 
   auto_provisioning = {
-    # GKE requires cpu and memory limits; they count every node pool of the cluster.
-    max_cpu       = 64
-    max_memory_gb = 256
+    # GKE requires cpu and memory limits, and counts every node of the cluster against them, TPU
+    # hosts included: sixteen ct6e-standard-4t (180 vCPUs, 720 GB each), four ct5p-hightpu-4t (208
+    # vCPUs, 448 GB) and the system pool's e2-standard-8 (8 vCPUs, 32 GB) make 3720 cores and
+    # 13344 GB.
+    max_cpu       = 4000
+    max_memory_gb = 14000
     tpu_limits = [
       { generation = "v6e", max_chips = 64 },
       { generation = "v5p", max_chips = 16 },

@@ -3,10 +3,12 @@ resource "raytpu_cluster" "ray" {
   location           = "us-east5-b"
   min_master_version = "1.34"
 
-  # Room for the two slices below (32 chips) and one auto-provisioned v6e 2x4 (8 chips).
+  # Room for the two slices below (32 chips) and one auto-provisioned v6e 2x4 (8 chips). GKE counts
+  # every node against the cpu and memory limits too: ten ct6e-standard-4t hosts (180 vCPUs, 720 GB
+  # each) and the system pool's e2-standard-8 (8 vCPUs, 32 GB) make 1808 cores and 7232 GB.
   auto_provisioning = {
-    max_cpu       = 64
-    max_memory_gb = 256
+    max_cpu       = 2000
+    max_memory_gb = 8000
     tpu_limits    = [{ generation = "v6e", max_chips = 40 }]
   }
 }

@@ -1,0 +1,172 @@
+package emulator
+
+import (
+	"sort"
+	"strings"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+)
+
+// What GKE adds to a node pool beyond what it was sent: the resource labels it reserves, and the
+// OAuth scopes of nodes created without any. Each is in the catalogue of GKE's own answers in
+// doc.go.
+
+// reservedLabelPrefix starts the resource labels GKE sets itself. "Do not edit or delete reserved
+// labels. Any changes made to reserved labels are reconciled automatically." (GKE "Automatically
+// applied labels", kubernetes-engine/docs/how-to/creating-managing-labels).
+const reservedLabelPrefix = "goog-gke-"
+
+// The reserved node pool labels GKE sets (same page): goog-gke-node-pool-provisioning-model on
+// every pool; goog-gke-accelerator-type and goog-gke-tpu-node-pool-type on accelerator pools.
+const (
+	labelProvisioningModel = "goog-gke-node-pool-provisioning-model"
+	labelAcceleratorType   = "goog-gke-accelerator-type"
+	labelTPUNodePoolType   = "goog-gke-tpu-node-pool-type"
+)
+
+// provisioningModel is the value of goog-gke-node-pool-provisioning-model:
+//   - "on-demand" for standard VMs, queued provisioning without flex-start included: GKE's answer
+//     recorded in k8s-config-connector@cdb85ecf (testdata/basic/container/v1beta1/
+//     containernodepool/_http.log and containernodepool-queuedprovisioning/_http.log);
+//     crossplane-contrib/provider-upjet-gcp#742 ("an auto-generated label introduced by Google");
+//   - "spot" for Spot VMs (a Pulumi import of a live Spot pool; users report it for preemptible
+//     pools too);
+//   - "flex-start" for flex-start VMs (a GKE read-back of a tpu7x flex-start pool quoted in users'
+//     setup notes).
+//
+// INFERRED: pools that consume a reservation report "on-demand"; no source gives another value.
+func provisioningModel(cfg *containerpb.NodeConfig) string {
+	switch {
+	case cfg.GetFlexStart():
+		return "flex-start"
+	case cfg.GetSpot() || cfg.GetPreemptible():
+		return "spot"
+	}
+	return "on-demand"
+}
+
+// reservedNodePoolLabels are the resource labels GKE puts on pool p. A TPU pool's
+// goog-gke-accelerator-type is its accelerator (the read-back above: "tpu7x" on a tpu7x pool;
+// the value for other generations, their cloud.google.com/gke-tpu-accelerator label, is INFERRED),
+// and a multi-host slice's goog-gke-tpu-node-pool-type is "multi-host" (the same read-back, and a
+// design note read from the live API: "multi-host" on a multi-host pool, empty on a ct6e-standard-1t
+// pool, which the emulator leaves out).
+func reservedNodePoolLabels(p *nodePool) map[string]string {
+	labels := map[string]string{labelProvisioningModel: provisioningModel(p.PB.GetConfig())}
+	if p.Accelerator != "" {
+		labels[labelAcceleratorType] = p.Accelerator
+		if p.MultiHost {
+			labels[labelTPUNodePoolType] = "multi-host"
+		}
+	}
+	return labels
+}
+
+// setReservedLabels gives p's configuration GKE's reserved labels and drops any other label in
+// their namespace: a client cannot set, change or remove them, GKE reconciles them.
+func setReservedLabels(p *nodePool) {
+	cfg := p.PB.Config
+	labels := map[string]string{}
+	for k, v := range cfg.ResourceLabels {
+		if !strings.HasPrefix(k, reservedLabelPrefix) {
+			labels[k] = v
+		}
+	}
+	for k, v := range reservedNodePoolLabels(p) {
+		labels[k] = v
+	}
+	cfg.ResourceLabels = labels
+}
+
+// defaultOAuthScopes are the scopes of nodes created without any, GKE's "gke-default" set: sent as
+// no oauthScopes, read back as these six (k8s-config-connector@cdb85ecf containernodepool/
+// _http.log); terraform-provider-google sends the same list itself ("Matches gke-default scope",
+// node_config.go defaultOauthScopes). Reported in alphabetical order, as in every recorded GKE
+// answer (the order itself is INFERRED).
+var defaultOAuthScopes = []string{
+	"https://www.googleapis.com/auth/devstorage.read_only",
+	"https://www.googleapis.com/auth/logging.write",
+	"https://www.googleapis.com/auth/monitoring",
+	"https://www.googleapis.com/auth/service.management.readonly",
+	"https://www.googleapis.com/auth/servicecontrol",
+	"https://www.googleapis.com/auth/trace.append",
+}
+
+// nodeOAuthScopes is what GKE reports for scopes sent: the defaults for none, else the scopes in
+// alphabetical order (INFERRED, as above).
+func nodeOAuthScopes(sent []string) []string {
+	if len(sent) == 0 {
+		return append([]string(nil), defaultOAuthScopes...)
+	}
+	out := append([]string(nil), sent...)
+	sort.Strings(out)
+	return out
+}
+
+// monitoringScope is the scope GKE adds to auto-provisioned node pools' defaults that lack one:
+// sent [devstorage.read_only, logging.write], read back with .../auth/monitoring added
+// (k8s-config-connector@cdb85ecf containercluster-autoscaling-basic/_http.log).
+// terraform-provider-google suppresses the difference as "unremovable default scope values from
+// GCP" (resource_container_cluster.go containerClusterAddedScopesSuppress, which names
+// monitoring.write, the scope of older answers).
+const monitoringScope = "https://www.googleapis.com/auth/monitoring"
+
+// autoprovisioningOAuthScopes is what GKE reports for the scopes of auto-provisioning defaults:
+// the defaults for none; else the scopes sent, with the monitoring scope added unless they hold a
+// monitoring scope or cloud-platform (which includes it), in alphabetical order.
+func autoprovisioningOAuthScopes(sent []string) []string {
+	out := nodeOAuthScopes(sent)
+	if len(sent) == 0 {
+		return out
+	}
+	for _, s := range out {
+		switch s {
+		case monitoringScope, monitoringScope + ".write", "https://www.googleapis.com/auth/cloud-platform":
+			return out
+		}
+	}
+	return nodeOAuthScopes(append(out, monitoringScope))
+}
+
+// reportedClusterAutoscaling is Cluster.autoscaling as GKE reports what was sent (nil for nothing):
+// autoscalingProfile BALANCED and the auto-provisioning defaults filled in, node auto-provisioning
+// on or off (k8s-config-connector@cdb85ecf: containernodepool/_http.log, a cluster sent
+// {"enableNodeAutoprovisioning": false}, read back with autoprovisioningNodePoolDefaults {imageType
+// COS_CONTAINERD, management, oauthScopes (the six defaults), serviceAccount default} and
+// autoscalingProfile BALANCED; containercluster-autoscaling-basic/_http.log, with it on: diskSizeGb
+// 100 and upgradeSettings strategy SURGE too, and the monitoring scope added).
+func reportedClusterAutoscaling(sent *containerpb.ClusterAutoscaling) *containerpb.ClusterAutoscaling {
+	a := &containerpb.ClusterAutoscaling{}
+	if sent != nil {
+		a = cloneMsg(sent)
+	}
+	if a.AutoscalingProfile == containerpb.ClusterAutoscaling_PROFILE_UNSPECIFIED {
+		a.AutoscalingProfile = containerpb.ClusterAutoscaling_BALANCED
+	}
+	if a.AutoprovisioningNodePoolDefaults == nil {
+		a.AutoprovisioningNodePoolDefaults = &containerpb.AutoprovisioningNodePoolDefaults{}
+	}
+	d := a.AutoprovisioningNodePoolDefaults
+	d.OauthScopes = autoprovisioningOAuthScopes(d.OauthScopes)
+	if d.ServiceAccount == "" {
+		d.ServiceAccount = "default"
+	}
+	if d.ImageType == "" {
+		d.ImageType = "COS_CONTAINERD"
+	}
+	if d.Management == nil {
+		d.Management = &containerpb.NodeManagement{AutoUpgrade: true, AutoRepair: true}
+	}
+	if a.EnableNodeAutoprovisioning {
+		if d.DiskSizeGb == 0 {
+			d.DiskSizeGb = 100
+		}
+		if d.UpgradeSettings == nil {
+			d.UpgradeSettings = &containerpb.NodePool_UpgradeSettings{}
+		}
+		if d.UpgradeSettings.Strategy == nil {
+			d.UpgradeSettings.Strategy = containerpb.NodePoolUpdateStrategy_SURGE.Enum()
+		}
+	}
+	return a
+}
