@@ -28,6 +28,9 @@ const computePrefix = "/compute/v1/"
 //     pool's instanceGroupUrls: terraform-provider-google reads a node pool's node_count as the sum
 //     of their targetSize divided by their number (google/services/container/
 //     resource_container_node_pool.go, flattenNodePool), and takes a 404 there as the pool gone;
+//   - machineTypes get and list (zonal), from the emulator's table (machines): what the cluster
+//     autoscaler reads of a machine type (guestCpus, memoryMb) and raytpu's plan-time check of
+//     node auto-provisioning limits;
 //   - resourcePolicies insert, get, list and delete (regional), the workload policies that place
 //     multi-host tpu7x slices (placementPolicy.policyName);
 //   - zonal and regional operations get and wait.
@@ -46,7 +49,7 @@ func (r computeRoute) parent() string {
 }
 
 // parseComputeRoute maps a method and path to a Compute Engine method, with the paths of
-// google.golang.org/api/compute/v1: projects/{p}/zones/{z}/instanceGroupManagers[/{name}],
+// google.golang.org/api/compute/v1: projects/{p}/zones/{z}/{instanceGroupManagers|machineTypes}[/{name}],
 // projects/{p}/regions/{r}/resourcePolicies[/{name}] and
 // projects/{p}/{zones|regions}/{z|r}/operations/{op}[/wait].
 func parseComputeRoute(method, path string) (computeRoute, *apiError) {
@@ -90,6 +93,14 @@ func parseComputeRoute(method, path string) (computeRoute, *apiError) {
 		}
 	case len(seg) == 6 && zonal && coll == "instanceGroupManagers":
 		if is("GET", "compute.instanceGroupManagers.get") {
+			return rt, nil
+		}
+	case len(seg) == 5 && zonal && coll == "machineTypes":
+		if is("GET", "compute.machineTypes.list") {
+			return rt, nil
+		}
+	case len(seg) == 6 && zonal && coll == "machineTypes":
+		if is("GET", "compute.machineTypes.get") {
 			return rt, nil
 		}
 	case len(seg) == 5 && !zonal && coll == "resourcePolicies":
@@ -138,6 +149,10 @@ func (e *Emulator) dispatchCompute(ctx context.Context, rt computeRoute, body []
 		return e.listInstanceGroupManagers(rt), nil
 	case "compute.instanceGroupManagers.get":
 		return e.getInstanceGroupManager(rt)
+	case "compute.machineTypes.list":
+		return e.listMachineTypes(rt)
+	case "compute.machineTypes.get":
+		return e.getMachineType(rt)
 	case "compute.resourcePolicies.list":
 		return e.listResourcePolicies(rt), nil
 	case "compute.resourcePolicies.get":

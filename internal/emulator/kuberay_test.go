@@ -188,6 +188,24 @@ func env(p corev1.Pod, name string) (string, bool) {
 	return "", false
 }
 
+// waitScaleUpRefused waits for the cluster autoscaler's NotTriggerScaleUp event with message on a
+// Pod whose name starts with prefix.
+func waitScaleUpRefused(t *testing.T, kube kubernetes.Interface, prefix, message string) {
+	t.Helper()
+	waitFor(t, 60*time.Second, "a NotTriggerScaleUp event: "+message, func() bool {
+		evs, err := kube.CoreV1().Events("default").List(testCtx(t), metav1.ListOptions{FieldSelector: "reason=NotTriggerScaleUp"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs.Items {
+			if strings.HasPrefix(ev.InvolvedObject.Name, prefix) && ev.Message == message {
+				return true
+			}
+		}
+		return false
+	})
+}
+
 func nodesOf(t *testing.T, kube kubernetes.Interface) map[string]corev1.Node {
 	t.Helper()
 	l, err := kube.CoreV1().Nodes().List(testCtx(t), metav1.ListOptions{})
@@ -395,18 +413,7 @@ func TestRayOnSlices(t *testing.T) {
 		if err := createRayCluster(ctx, dyn, tpuRayCluster("over", "nap", 1, 2, 4, "2x4")); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 60*time.Second, "a NotTriggerScaleUp event for the limit", func() bool {
-			evs, err := kube.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "reason=NotTriggerScaleUp"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, ev := range evs.Items {
-				if strings.HasPrefix(ev.InvolvedObject.Name, "over-") && ev.Message == "pod didn't trigger scale-up: 1 max cluster tpu-v6e-slice limit reached" {
-					return true
-				}
-			}
-			return false
-		})
+		waitScaleUpRefused(t, kube, "over-", "pod didn't trigger scale-up: 1 max cluster tpu-v6e-slice limit reached")
 		list, err = c.ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: name})
 		if err != nil {
 			t.Fatal(err)
@@ -422,6 +429,27 @@ func TestRayOnSlices(t *testing.T) {
 			}
 		}
 		if err := rcs.Delete(ctx, "over", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+
+		// Every node counts against the cpu and memory limits, TPU hosts of 180 vCPUs and
+		// 720 GiB included: with room for the TPU chips but 100 cores short of two more hosts,
+		// nothing is created.
+		cores, gib := int64(0), int64(0)
+		for _, n := range nodesOf(t, kube) {
+			cores += n.Status.Capacity.Cpu().Value()
+			gib += n.Status.Capacity.Memory().Value() >> 30
+		}
+		mustSucceed(t, c)(c.UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: name, Update: &containerpb.ClusterUpdate{
+			DesiredClusterAutoscaling: &containerpb.ClusterAutoscaling{EnableNodeAutoprovisioning: true, ResourceLimits: []*containerpb.ResourceLimit{
+				{ResourceType: "cpu", Maximum: cores + 260}, {ResourceType: "memory", Maximum: gib + 2000}, {ResourceType: "tpu-v6e-slice", Maximum: 1000},
+			}},
+		}}))
+		if err := createRayCluster(ctx, dyn, tpuRayCluster("cores", "nap", 1, 2, 4, "2x4")); err != nil {
+			t.Fatal(err)
+		}
+		waitScaleUpRefused(t, kube, "cores-", "pod didn't trigger scale-up: 1 max cluster cpu limit reached")
+		if err := rcs.Delete(ctx, "cores", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	})

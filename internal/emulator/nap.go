@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/machines"
 )
 
 // Node auto-provisioning (NAP) for TPUs: a cluster whose Cluster.autoscaling enables node
@@ -53,15 +54,14 @@ import (
 //   - Events on the Pods as the cluster autoscaler records them: TriggeredScaleUp "pod triggered
 //     scale-up: [...]" and NotTriggerScaleUp "pod didn't trigger scale-up: ..."
 //     (kubernetes/autoscaler@16c271a3: cluster-autoscaler/processors/status/
-//     eventing_scale_up_processor.go), with its reason "max cluster X limit reached"
+//     eventing_scale_up_processor.go), with its reason "max cluster X limit reached" (X the
+//     resources whose limits a new pool would pass, sorted, joined by ", ")
 //     (cluster-autoscaler/core/scaleup/orchestrator/skippedreasons.go) and "in backoff after
 //     failed scale-up"; other reasons are the emulator's words.
 //
 // INFERRED: the zone is the first of autoprovisioningLocations, else the cluster's first node
 // zone; after a failed creation the shape backs off for napBackoff (the cluster autoscaler's
-// default initial node group backoff); cpu and memory limits are required (below) but not counted
-// against TPU VMs, whose size the emulator only approximates; idle auto-provisioned pools are
-// never deleted.
+// default initial node group backoff); idle auto-provisioned pools are never deleted.
 
 // napBackoff is how long NAP leaves a slice shape alone after a pool of it failed to come up.
 const napBackoff = 5 * time.Minute
@@ -84,6 +84,49 @@ func napMinVersion(generation, version string) (string, bool) {
 		return "1.31.1-gke.1146000", !versionLess(version, "1.31.1-gke.1146000")
 	}
 	return "", true
+}
+
+// napUsage is what nodes of a machine type count against a cluster's resource limits: their
+// vCPUs ("cpu", in cores), memory ("memory", in MiB) and TPU chips (under the accelerator, for a
+// TPU pool). Every node of the cluster counts, whatever pool it is in: "Any auto-provisioning
+// limits that you define are enforced based on the total CPU and memory resources used across all
+// node pools, not just auto-provisioned pools" (GKE "About node auto-provisioning"), and the
+// cluster autoscaler adds the nodes of groups it does not autoscale to the total
+// (kubernetes/autoscaler@16c271a3 cluster-autoscaler/core/scaleup/resource/manager.go,
+// coresMemoryTotal and nodesFromNotAutoscaledGroups). A TPU VM is a large machine: one
+// ct6e-standard-4t host counts 180 cores and 720 GiB.
+func napUsage(machineType, accelerator string, chipsPerNode, nodes int) map[string]int64 {
+	m, _ := machines.Lookup(machineType)
+	u := map[string]int64{"cpu": int64(m.VCPUs * nodes), "memory": m.MemoryMiB * int64(nodes)}
+	if accelerator != "" {
+		u[accelerator] = int64(chipsPerNode * nodes)
+	}
+	return u
+}
+
+func addUsage(total, u map[string]int64) {
+	for k, v := range u {
+		total[k] += v
+	}
+}
+
+// napExceeded lists, sorted, the resources whose limit adding delta to used would pass, as the
+// cluster autoscaler's CheckDeltaWithinLimits does (the manager.go above: a resource without a
+// limit counts as exceeded). Memory limits are in GB (gcloud --max-memory), compared with the
+// machine types' GiB as GiB (INFERRED: Compute Engine's "GB" of memory are GiB).
+func napExceeded(limits, used, delta map[string]int64) []string {
+	var out []string
+	for r, d := range delta {
+		limit, ok := limits[r]
+		if r == "memory" {
+			limit <<= 10
+		}
+		if d > 0 && (!ok || used[r]+d > limit) {
+			out = append(out, r)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // validateClusterAutoscaling applies GKE's rules to Cluster.autoscaling, in a create or in
@@ -222,8 +265,9 @@ type napPool struct {
 	name, status    string
 	autoprovisioned bool
 	shape           string // napShape.key() for TPU pools
-	chips           int
 	accelerator     string
+	// usage is what the pool's nodes count against the cluster's limits (napUsage).
+	usage map[string]int64
 }
 
 // napCluster is what NAP needs to know of the cluster, copied under e.mu.
@@ -267,7 +311,7 @@ func (e *Emulator) napClusterSnapshot(c *cluster) (napCluster, bool) {
 	}
 	for _, p := range c.Pools {
 		np := napPool{name: p.PB.Name, status: p.PB.Status.String(), autoprovisioned: p.PB.GetAutoscaling().GetAutoprovisioned(),
-			chips: p.chips(), accelerator: p.Accelerator}
+			accelerator: p.Accelerator, usage: napUsage(p.PB.GetConfig().GetMachineType(), p.Accelerator, p.ChipsPerNode, p.totalNodes())}
 		if m, ok := gketpu.LookupMachineType(p.PB.GetConfig().GetMachineType()); ok {
 			np.shape = p.Accelerator + "/" + p.Topology + "/" + m.Name
 		}
@@ -367,7 +411,7 @@ func (a *nodeAgent) napPass(ctx context.Context) bool {
 	used := map[string]int64{}
 	for _, p := range cl.pools {
 		if p.status != containerpb.NodePool_ERROR.String() {
-			used[p.accelerator] += int64(p.chips)
+			addUsage(used, p.usage)
 		}
 	}
 	for _, d := range demands {
@@ -380,10 +424,9 @@ func (a *nodeAgent) napPass(ctx context.Context) bool {
 			a.napEvents(ctx, d.pods, "NotTriggerScaleUp", "pod didn't trigger scale-up: 1 in backoff after failed scale-up")
 			continue
 		}
-		chips := int64(d.shape.slice.Chips)
-		limit, ok := cl.limits[d.shape.accelerator]
-		if !ok || used[d.shape.accelerator]+chips > limit {
-			a.napEvents(ctx, d.pods, "NotTriggerScaleUp", fmt.Sprintf("pod didn't trigger scale-up: 1 max cluster %s limit reached", d.shape.accelerator))
+		delta := napUsage(d.shape.machine.Name, d.shape.accelerator, d.shape.machine.ChipsPerVM, d.shape.slice.Hosts)
+		if exceeded := napExceeded(cl.limits, used, delta); len(exceeded) > 0 {
+			a.napEvents(ctx, d.pods, "NotTriggerScaleUp", fmt.Sprintf("pod didn't trigger scale-up: 1 max cluster %s limit reached", strings.Join(exceeded, ", ")))
 			continue
 		}
 		np := napNodePool(d.shape, cl)
@@ -394,7 +437,7 @@ func (a *nodeAgent) napPass(ctx context.Context) bool {
 			a.e.logf("cluster %s: node auto-provisioning of %s: %s", a.c.Key, np.Name, err.Message)
 			continue
 		}
-		used[d.shape.accelerator] += chips
+		addUsage(used, delta)
 		a.napCreated[np.Name] = key
 		a.e.logf("cluster %s: node auto-provisioning creates node pool %s (%s, %s, %d nodes): operation %s",
 			a.c.Key, np.Name, d.shape.machine.Name, d.shape.topology, d.shape.slice.Hosts, op.Name)

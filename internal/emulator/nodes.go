@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/machines"
 )
 
 // kubeClients builds client-go clients for a cluster's kube-apiserver.
@@ -174,34 +175,6 @@ func taintEffect(e containerpb.NodeTaint_Effect) corev1.TaintEffect {
 	}
 }
 
-// machineResources approximates a machine type's CPU and memory for node capacity.
-func machineResources(machineType string, tpuChips int) (cpu, memGi int) {
-	if tpuChips > 0 {
-		return 44 * tpuChips, 176 * tpuChips
-	}
-	switch machineType {
-	case "e2-micro", "e2-small":
-		return 2, 2
-	case "e2-medium":
-		return 2, 4
-	}
-	parts := strings.Split(machineType, "-")
-	n, err := strconv.Atoi(parts[len(parts)-1])
-	if err != nil || n <= 0 {
-		return 2, 8
-	}
-	per := 4
-	if len(parts) >= 2 {
-		switch parts[1] {
-		case "highmem":
-			per = 8
-		case "highcpu":
-			per = 1
-		}
-	}
-	return n, n * per
-}
-
 type desiredNode struct {
 	name   string
 	zone   string
@@ -244,15 +217,20 @@ func (s poolNodesSpec) node(d desiredNode) *corev1.Node {
 }
 
 func (s poolNodesSpec) status(d desiredNode) corev1.NodeStatus {
-	cpu, mem := machineResources(s.machineType, s.chips)
+	// The machine type's vCPUs and memory (machines), less what GKE reserves for the system.
+	m, _ := machines.Lookup(s.machineType)
 	capacity := corev1.ResourceList{
-		corev1.ResourceCPU:              resource.MustParse(strconv.Itoa(cpu)),
-		corev1.ResourceMemory:           resource.MustParse(strconv.Itoa(mem) + "Gi"),
+		corev1.ResourceCPU:              *resource.NewQuantity(int64(m.VCPUs), resource.DecimalSI),
+		corev1.ResourceMemory:           *resource.NewQuantity(m.MemoryMiB<<20, resource.BinarySI),
 		corev1.ResourcePods:             resource.MustParse("110"),
 		corev1.ResourceEphemeralStorage: resource.MustParse("100Gi"),
 	}
+	allocatable := capacity.DeepCopy()
+	allocatable[corev1.ResourceCPU] = *resource.NewMilliQuantity(int64(m.VCPUs)*1000-m.ReservedMilliCPU(), resource.DecimalSI)
+	allocatable[corev1.ResourceMemory] = *resource.NewQuantity((m.MemoryMiB-m.ReservedMiB())<<20, resource.BinarySI)
 	if s.chips > 0 {
 		capacity[corev1.ResourceName(gketpu.ResourceName)] = resource.MustParse(strconv.Itoa(s.chips))
+		allocatable[corev1.ResourceName(gketpu.ResourceName)] = resource.MustParse(strconv.Itoa(s.chips))
 	}
 	ready := corev1.NodeCondition{
 		Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
@@ -263,7 +241,7 @@ func (s poolNodesSpec) status(d desiredNode) corev1.NodeStatus {
 	}
 	return corev1.NodeStatus{
 		Capacity:    capacity,
-		Allocatable: capacity.DeepCopy(),
+		Allocatable: allocatable,
 		Conditions:  []corev1.NodeCondition{ready},
 		Addresses: []corev1.NodeAddress{
 			{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("10.128.%d.%d", d.worker/250, d.worker%250+2)},

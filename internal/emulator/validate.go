@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/machines"
 )
 
 // GKE's name rule for clusters and node pools, and its message for a name that breaks it.
@@ -31,10 +32,6 @@ func validateLocation(loc string) *apiError {
 	}
 	return nil
 }
-
-// cpuMachineRE accepts the Compute Engine machine families GKE offers for CPU node pools
-// (e2-medium, e2-standard-4, n2-standard-8, c3-highmem-22, custom-4-16384, ...).
-var cpuMachineRE = regexp.MustCompile(`^((e2|n1|n2|n2d|n4|n4d|c2|c2d|c3|c3d|c4|c4a|c4d|t2a|t2d|m1|m2|m3|m4|h3|h4d|z3|a2|a3|a4|g2)-[a-z]+(-[0-9]+)?(-lssd)?|e2-(micro|small|medium)|custom-[0-9]+-[0-9]+)$`)
 
 // poolPlan is a validated node pool request.
 type poolPlan struct {
@@ -126,7 +123,7 @@ func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiErr
 		return nil, err
 	}
 	if !isTPU {
-		if !cpuMachineRE.MatchString(cfg.MachineType) {
+		if _, ok := machines.Lookup(cfg.MachineType); !ok {
 			return nil, errInvalid("Machine type %q does not exist in zone %q.", cfg.MachineType, zones[0])
 		}
 		if np.PlacementPolicy.GetTpuTopology() != "" {

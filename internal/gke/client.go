@@ -47,6 +47,7 @@ type Client struct {
 	retry     Backoff
 	locks     clusterLocks
 	durations opDurations
+	shapes    machineShapes
 }
 
 // noRetry disables the client library's own retries: Client.call is the one retry policy.

@@ -169,8 +169,8 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 		svc, dash, client := rayAddresses(plan.Namespace.ValueString(), plan.Name.ValueString())
 		plan.HeadService, plan.DashboardAddress, plan.ClientAddress = types.StringValue(svc), types.StringValue(dash), types.StringValue(client)
 	}
+	var state rayClusterModel
 	if !req.State.Raw.IsNull() {
-		var state rayClusterModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		if !state.InSync.IsNull() && !state.InSync.ValueBool() {
 			// Changed outside Terraform: plan an apply that takes the fields back.
@@ -197,6 +197,9 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 			}
 		}
 		checkShapesApart(shaped, &resp.Diagnostics)
+		if id, err := gke.ParseClusterID(plan.ClusterID.ValueString()); err == nil && !plan.ClusterID.IsUnknown() {
+			checkNAPLimits(ctx, client, id, newNAPDemands(ctx, groups, state), &resp.Diagnostics)
+		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
