@@ -244,9 +244,18 @@ func startAPIServer(ctx context.Context, cfg apiServerConfig) (*apiServer, error
 			"--service-account-key-file=" + filepath.Join(pkiDir, pkiSAPubFile),
 			"--service-account-signing-key-file=" + filepath.Join(pkiDir, pkiSAKeyFile),
 			"--service-cluster-ip-range=10.0.0.0/24",
-			// No kube-controller-manager runs: none would create the default ServiceAccount (envtest
-			// disables this plugin too) or lift the not-ready taint that TaintNodesByCondition puts
-			// on every new node; the emulator sets node conditions and taints itself.
+			// GKE runs ExtendedResourceToleration: "Kubernetes Engine automatically applies the
+			// corresponding tolerations to Pods requesting GPUs by running the
+			// ExtendedResourceToleration admission controller" (GKE "GPUs", its taint-and-toleration
+			// section); the plugin does so for every extended resource a Pod requests, google.com/tpu
+			// included (kubernetes#55839: "a toleration with key example.com/device, operator Exists
+			// and effect NoSchedule"). KubeRay's TPU samples carry no toleration and rely on it.
+			"--enable-admission-plugins=ExtendedResourceToleration",
+			// The default ServiceAccount of a namespace and the lifting of the not-ready taint that
+			// TaintNodesByCondition puts on every new node are kube-controller-manager's work, which
+			// runs only when a cluster needs it (controller_manager.go); without them these two
+			// plugins would hold every Pod and node back (envtest disables ServiceAccount too). The
+			// emulator sets node conditions and taints itself.
 			"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 			// 127.0.0.1 cannot be the kubernetes Service endpoint; nothing needs it here.
 			"--endpoint-reconciler-type=none",
