@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds the pinned kube-apiserver, etcd and kube-scheduler that back the GKE emulator's clusters,
-# from the Go module proxy (the nested module tools/kube pins them), into a per-machine cache
-# folder, with KubeRay's ray-operator and CRDs of the version that the main go.mod requires next to
-# them. Whatever is already present is reused, so a second run is a no-op.
+# Builds the pinned kube-apiserver, etcd, kube-scheduler and kube-controller-manager that back the
+# GKE emulator's clusters, from the Go module proxy (the nested module tools/kube pins them), into a
+# per-machine cache folder, with KubeRay's ray-operator and CRDs of the version that the main
+# go.mod requires next to them. Whatever is already present is reused, so a second run is a no-op.
 #
 # Usage: tools/install-kube.sh [cache-dir]
 # The last line printed is `kube: <dir>`; point RAYTPU_KUBE_BIN_DIR at <dir> to use another copy.
@@ -25,9 +25,10 @@ pkg=k8s.io/component-base/version
 # Without these -X flags /version reports v0.0.0-master, which version-parsing clients reject.
 ldv="-X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
 
-# kube-apiserver serves every cluster; kube-scheduler places the Pods of clusters with the Ray
-# Operator add-on. Both come from k8s.io/kubernetes at the pinned version.
-for cmd in kube-apiserver kube-scheduler; do
+# kube-apiserver serves every cluster; kube-scheduler places their Pods and
+# kube-controller-manager runs their controllers once a cluster has workloads. All three come from
+# k8s.io/kubernetes at the pinned version.
+for cmd in kube-apiserver kube-scheduler kube-controller-manager; do
   if [ ! -x "$dir/$cmd" ] || ! "$dir/$cmd" --version 2>/dev/null | grep -qx "Kubernetes $K8S_VERSION"; then
     echo "building $cmd $K8S_VERSION from the Go module proxy (about 3 minutes on a cold cache)"
     (cd "$here/kube" && GOFLAGS=-buildvcs=false go build -trimpath -ldflags "-s -w $ldv" \
@@ -71,6 +72,7 @@ fi
 
 "$dir/kube-apiserver" --version >/dev/null
 "$dir/kube-scheduler" --version >/dev/null
+"$dir/kube-controller-manager" --version >/dev/null
 "$dir/etcd" --version >/dev/null
 go version -m "$dir/ray-operator" >/dev/null
 ls "$crds"/ray.io_rayclusters.yaml "$crds"/ray.io_rayjobs.yaml "$crds"/ray.io_rayservices.yaml >/dev/null

@@ -60,7 +60,7 @@ func ConfigureCLI() (CLI, error) {
 		return CLI{}, errors.Join(err, cli.Close())
 	}
 	rc := filepath.Join(dir, "cli.tfrc")
-	if err := os.WriteFile(rc, []byte(cliConfig), 0o600); err != nil {
+	if err := os.WriteFile(rc, []byte(cliConfig+providerOverrides(os.Getenv(EnvTestProvidersDir))), 0o600); err != nil {
 		return fail(err)
 	}
 	if err := os.Setenv(EnvCLIConfigFile, rc); err != nil {
@@ -85,8 +85,9 @@ func ConfigureCLI() (CLI, error) {
 	return cli, nil
 }
 
-// cliConfig is the CLI configuration of the tests: nothing, as terraform-plugin-testing runs the
-// provider in-process and installs nothing.
+// cliConfig is the CLI configuration of the tests: nothing of the machine's, as
+// terraform-plugin-testing runs raytpu in-process, and the test providers from their folder
+// (providerOverrides).
 const cliConfig = "# raytpu acceptance tests: no settings of the machine apply.\n"
 
 // Close removes the CLI configuration that ConfigureCLI wrote.

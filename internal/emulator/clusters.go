@@ -283,7 +283,11 @@ func (e *Emulator) startClusterAPIWith(ctx context.Context, c *cluster, dns bool
 	c.APIPort = api.port
 	refreshEndpoints(c.PB, api.port)
 	c.PB.MasterAuth = &containerpb.MasterAuth{ClusterCaCertificate: base64.StdEncoding.EncodeToString(pki.CACertPEM)}
+	// A restarted kube-apiserver (a new IP, the DNS endpoint) gets its runtime back, the Ray
+	// Operator add-on's part too once its CRDs are there.
+	ray := c.RayCRDs && c.rayTarget
 	e.mu.Unlock()
+	e.startRuntime(c, ray)
 	return nil
 }
 
@@ -510,8 +514,8 @@ func (e *Emulator) rayCRDDelay() time.Duration {
 // scheduleRayLocked makes the cluster's KubeRay CRDs follow the Ray Operator add-on: created
 // RayCRDDelay after it is enabled, removed when it is disabled. A change supersedes any change
 // still in flight (including its waits), so quick toggles end in the last state asked for. The
-// TPU webhook's registration comes and goes with the CRDs, and once they are served the Ray
-// stack (kuberay_stack.go) waits for its first Pod and Ray object.
+// TPU webhook's registration comes and goes with the CRDs, and once they are served the add-on's
+// part of the cluster's runtime (kuberay_stack.go) waits for its first Ray object.
 func (e *Emulator) scheduleRayLocked(c *cluster) {
 	want := c.rayEnabled() && c.PB.Status != containerpb.Cluster_ERROR
 	if want == c.rayTarget {
@@ -568,10 +572,11 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 		if want && e.waitRayCRDsEstablished(ctx, c, current) == nil {
 			e.ctl.recordRayCRDs(RayCRDInstall{Cluster: c.Key, Start: enabled, End: time.Now()})
 			e.mu.Lock()
-			if c.rayGen == gen {
-				e.startRayStack(c)
-			}
+			current := c.rayGen == gen
 			e.mu.Unlock()
+			if r := c.runtimeOf(); current && r != nil {
+				r.armRay()
+			}
 		}
 	})
 }

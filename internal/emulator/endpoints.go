@@ -262,11 +262,5 @@ func (e *Emulator) setDNSAccess(ctx context.Context, c *cluster, allow bool) *ap
 	if err := e.startClusterAPIWith(ctx, c, allow); err != nil {
 		return newError(codes.Internal, "Restarting the control plane for the DNS endpoint change: %v", err)
 	}
-	// The Ray stack stopped with the kube-apiserver; it comes back with it.
-	e.mu.Lock()
-	if c.RayCRDs && c.rayTarget {
-		e.startRayStack(c)
-	}
-	e.mu.Unlock()
 	return nil
 }

@@ -52,10 +52,12 @@ type kubeBinaries struct {
 	APIServer string
 	Etcd      string
 	CRDDir    string
-	// Scheduler (kube-scheduler of the same Kubernetes) and RayOperator (KubeRay's ray-operator
-	// of the version in go.mod) run for clusters with the Ray Operator add-on (kuberay_stack.go).
-	Scheduler   string
-	RayOperator string
+	// Scheduler and ControllerManager (kube-scheduler and kube-controller-manager of the same
+	// Kubernetes) run for clusters with workloads (cluster_runtime.go), RayOperator (KubeRay's
+	// ray-operator of the version in go.mod) for those with the Ray Operator add-on.
+	Scheduler         string
+	ControllerManager string
+	RayOperator       string
 }
 
 // kubeRayCRDFiles are the CRDs GKE's Ray Operator add-on installs.
@@ -70,11 +72,12 @@ func findKubeBinaries(binDir, crdDir string) (*kubeBinaries, error) {
 		crdDir = filepath.Join(binDir, "kuberay-crds")
 	}
 	b := &kubeBinaries{
-		APIServer:   filepath.Join(binDir, "kube-apiserver"),
-		Etcd:        filepath.Join(binDir, "etcd"),
-		CRDDir:      crdDir,
-		Scheduler:   filepath.Join(binDir, "kube-scheduler"),
-		RayOperator: filepath.Join(binDir, "ray-operator"),
+		APIServer:         filepath.Join(binDir, "kube-apiserver"),
+		Etcd:              filepath.Join(binDir, "etcd"),
+		CRDDir:            crdDir,
+		Scheduler:         filepath.Join(binDir, "kube-scheduler"),
+		ControllerManager: filepath.Join(binDir, "kube-controller-manager"),
+		RayOperator:       filepath.Join(binDir, "ray-operator"),
 	}
 	hint := fmt.Sprintf("run `make tools` (tools/install-kube.sh) to build them, or set %s to a folder that has them", EnvKubeBinDir)
 	for _, bin := range []string{b.APIServer, b.Etcd} {
@@ -88,7 +91,7 @@ func findKubeBinaries(binDir, crdDir string) (*kubeBinaries, error) {
 			return nil, fmt.Errorf("emulator: KubeRay CRD %s not found in %s: %s", f, crdDir, hint)
 		}
 	}
-	for _, bin := range []string{b.Scheduler, b.RayOperator} {
+	for _, bin := range []string{b.Scheduler, b.ControllerManager, b.RayOperator} {
 		st, err := os.Stat(bin)
 		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
 			return nil, fmt.Errorf("emulator: %s not found or not executable: %s", filepath.Base(bin), hint)

@@ -16,6 +16,7 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"google.golang.org/api/googleapi"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -110,15 +111,22 @@ func rayTestCluster(t *testing.T, name string, pools ...*containerpb.NodePool) (
 	ec := testEmu.st.clusters[full]
 	testEmu.mu.Unlock()
 	waitRayClusterServed(t, dyn)
-	// The stack is armed once the CRDs are Established, a moment after they are served.
-	waitFor(t, 30*time.Second, "the Ray stack to be armed", func() bool { return stackOf(ec) != nil })
+	// The add-on's part of the runtime is armed once the CRDs are Established, a moment after they
+	// are served.
+	waitFor(t, 30*time.Second, "the Ray Operator add-on to be armed", func() bool { return rayArmed(ec) })
 	return full, c, ec, kube, dyn
 }
 
-func stackOf(c *cluster) *rayStack {
-	c.apiMu.Lock()
-	defer c.apiMu.Unlock()
-	return c.rayStack
+// rayArmed says whether the Ray Operator add-on's part of the cluster's runtime waits for Ray
+// objects.
+func rayArmed(c *cluster) bool {
+	r := c.runtimeOf()
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ray != nil
 }
 
 func waitFor(t *testing.T, timeout time.Duration, what string, ok func() bool) {
@@ -243,7 +251,7 @@ func TestRayOnSlices(t *testing.T) {
 	rcs := dyn.Resource(rayClusterGVR).Namespace("default")
 
 	// Nothing runs before it is needed.
-	if got := stackOf(ec).running(); len(got) != 0 {
+	if got := ec.runtimeOf().running(); len(got) != 0 {
 		t.Fatalf("components running before any Pod or Ray object: %v", got)
 	}
 
@@ -256,7 +264,7 @@ func TestRayOnSlices(t *testing.T) {
 		if _, err := rcs.Get(ctx, "wrong", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Fatalf("the refused RayCluster exists: %v", err)
 		}
-		if got := stackOf(ec).running(); len(got) != 0 {
+		if got := ec.runtimeOf().running(); len(got) != 0 {
 			t.Fatalf("a refused RayCluster started %v", got)
 		}
 	})
@@ -328,14 +336,14 @@ func TestRayOnSlices(t *testing.T) {
 		if !pools["slice-a"] || !pools["slice-b"] {
 			t.Fatalf("replicas on pools %v, want slice-a and slice-b", pools)
 		}
-		pids = stackOf(ec).running()
-		for _, comp := range []string{componentScheduler, componentRayOperator, componentNodeAgent} {
+		pids = ec.runtimeOf().running()
+		for _, comp := range []string{componentScheduler, componentControllerManager, componentRayOperator, componentNodeAgent} {
 			if _, ok := pids[comp]; !ok {
 				t.Fatalf("%s not running: %v", comp, pids)
 			}
 		}
-		t.Logf("RSS while running: kube-scheduler %d MB, ray-operator %d MB",
-			rssKB(pids[componentScheduler])/1024, rssKB(pids[componentRayOperator])/1024)
+		t.Logf("RSS while running: kube-scheduler %d MB, kube-controller-manager %d MB, ray-operator %d MB",
+			rssKB(pids[componentScheduler])/1024, rssKB(pids[componentControllerManager])/1024, rssKB(pids[componentRayOperator])/1024)
 	})
 
 	t.Run("single-host worker group", func(t *testing.T) {
@@ -517,10 +525,10 @@ func TestRayOnSlices(t *testing.T) {
 		})
 	})
 
-	t.Run("the stack stops with the cluster", func(t *testing.T) {
+	t.Run("the runtime stops with the cluster", func(t *testing.T) {
 		mustSucceed(t, c)(c.DeleteCluster(ctx, &containerpb.DeleteClusterRequest{Name: name}))
-		if stackOf(ec) != nil {
-			t.Fatal("the Ray stack outlived its cluster")
+		if ec.runtimeOf() != nil {
+			t.Fatal("the cluster's runtime outlived it")
 		}
 		for comp, pid := range pids {
 			if pid != 0 && syscall.Kill(pid, 0) == nil {
@@ -532,15 +540,16 @@ func TestRayOnSlices(t *testing.T) {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// A cluster without the Ray Operator add-on runs none of it: its Pods stay unscheduled. (Its
-// creation also takes NAP settings, reported as given.)
-func TestNoRayStackWithoutTheAddon(t *testing.T) {
+// A cluster without the Ray Operator add-on runs what users apply as any GKE cluster does:
+// kube-scheduler places a Deployment's Pods, kube-controller-manager makes them, the node agent
+// runs them; no ray-operator runs. (Its creation also takes NAP settings, reported as given.)
+func TestWorkloadsWithoutTheRayAddon(t *testing.T) {
 	c := restClient(t, testEmu.Token())
 	ctx := testCtx(t)
 	name := testLocation + "/clusters/no-ray"
 	nap := limits(true, limit("cpu", 1, 64), limit("memory", 1, 256), limit("tpu-v6e-slice", 0, 16))
 	mustSucceed(t, c)(c.CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: testLocation, Cluster: &containerpb.Cluster{
-		Name: "no-ray", NodePools: []*containerpb.NodePool{tpuPool("system", "e2-standard-4", 1, nil)}, Autoscaling: nap,
+		Name: "no-ray", NodePools: []*containerpb.NodePool{tpuPool("system", "e2-standard-4", 2, nil)}, Autoscaling: nap,
 	}}))
 	t.Cleanup(func() {
 		mustSucceed(t, c)(c.DeleteCluster(context.Background(), &containerpb.DeleteClusterRequest{Name: name}))
@@ -552,37 +561,79 @@ func TestNoRayStackWithoutTheAddon(t *testing.T) {
 	if a := cl.GetAutoscaling(); !a.GetEnableNodeAutoprovisioning() || len(a.ResourceLimits) != 3 || a.ResourceLimits[2].Maximum != 16 {
 		t.Fatalf("cluster autoscaling reported as %v", a)
 	}
-	kube, _ := kubeFor(t, cl)
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "idle", Namespace: "default"},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
-	if _, err := kube.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(2 * time.Second)
-	got, err := kube.CoreV1().Pods("default").Get(ctx, "idle", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	testEmu.mu.Lock()
 	ec := testEmu.st.clusters[name]
 	testEmu.mu.Unlock()
-	if got.Spec.NodeName != "" || got.Status.Phase != corev1.PodPending || stackOf(ec) != nil {
-		t.Fatalf("pod on %q in phase %s, stack %v", got.Spec.NodeName, got.Status.Phase, stackOf(ec))
+	kube, _ := kubeFor(t, cl)
+	if got := ec.runtimeOf().running(); len(got) != 0 {
+		t.Fatalf("components running before any workload: %v", got)
 	}
-}
-
-// Without kube-scheduler or ray-operator the emulator does not start, and says what to run.
-func TestMissingRayBinariesSayWhatToRun(t *testing.T) {
-	dir := t.TempDir()
-	for _, b := range []string{"kube-apiserver", "etcd"} {
-		if err := os.WriteFile(dir+"/"+b, []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{"app": "web"}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "web"}, Spec: appsv1.DeploymentSpec{
+		Replicas: ptrTo(int32(3)), Selector: &metav1.LabelSelector{MatchLabels: labels},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}},
+	}}
+	if _, err := kube.AppsV1().Deployments("web").Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 90*time.Second, "the Deployment's three Pods to run", func() bool {
+		got, err := kube.AppsV1().Deployments("web").Get(ctx, "web", metav1.GetOptions{})
+		return err == nil && got.Status.ReadyReplicas == 3 && got.Status.AvailableReplicas == 3
+	})
+	running := ec.runtimeOf().running()
+	for _, comp := range []string{componentScheduler, componentControllerManager, componentNodeAgent} {
+		if _, ok := running[comp]; !ok {
+			t.Errorf("%s not running: %v", comp, running)
 		}
 	}
-	for _, missing := range []string{"kube-scheduler", "ray-operator"} {
-		other := map[string]string{"kube-scheduler": "ray-operator", "ray-operator": "kube-scheduler"}[missing]
-		if err := os.WriteFile(dir+"/"+other, []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
+	if _, ok := running[componentRayOperator]; ok {
+		t.Errorf("ray-operator runs on a cluster without the add-on: %v", running)
+	}
+	// A node pool being deleted is drained first: its Pods are deleted before its nodes go, well
+	// within the 40 s the Pod garbage collector leaves an orphan.
+	mustSucceed(t, c)(c.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: name,
+		NodePool: &containerpb.NodePool{Name: "extra", InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "e2-standard-4"}}}))
+	pinned := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pinned", Namespace: "web"}, Spec: corev1.PodSpec{
+		NodeSelector: map[string]string{"cloud.google.com/gke-nodepool": "extra"},
+		Containers:   []corev1.Container{{Name: "c", Image: "busybox"}}}}
+	if _, err := kube.CoreV1().Pods("web").Create(ctx, pinned, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the pinned Pod to run", func() bool {
+		p, err := kube.CoreV1().Pods("web").Get(ctx, "pinned", metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning
+	})
+	started := time.Now()
+	mustSucceed(t, c)(c.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: name + "/nodePools/extra"}))
+	if _, err := kube.CoreV1().Pods("web").Get(ctx, "pinned", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the Pod of a deleted node pool is still there (%v) %s after the deletion started", err, time.Since(started))
+	}
+
+	// The namespace controller empties and removes a deleted namespace; the garbage collector
+	// removes the ReplicaSet and its Pods with it.
+	if err := kube.CoreV1().Namespaces().Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 90*time.Second, "the deleted namespace to go", func() bool {
+		_, err := kube.CoreV1().Namespaces().Get(ctx, "web", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+}
+
+// Without kube-scheduler, kube-controller-manager or ray-operator the emulator does not start,
+// and says what to run.
+func TestMissingRayBinariesSayWhatToRun(t *testing.T) {
+	dir := t.TempDir()
+	optional := []string{"kube-scheduler", "kube-controller-manager", "ray-operator"}
+	for _, missing := range optional {
+		for _, b := range append([]string{"kube-apiserver", "etcd"}, optional...) {
+			if err := os.WriteFile(dir+"/"+b, []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
 		}
 		_ = os.Remove(dir + "/" + missing)
 		_, err := Start(context.Background(), Options{KubeBinDir: dir, CRDDir: testEmu.bins.CRDDir})

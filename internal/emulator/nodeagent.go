@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -22,7 +21,8 @@ import (
 )
 
 // The node agent plays, for the emulated nodes of a cluster, the parts of Kubernetes that act on
-// Pods once they are bound (there is no kubelet and no kube-controller-manager):
+// Pods once they are bound and that kube-controller-manager does not run here
+// (controller_manager.go):
 //   - the kubelet: a Pod bound to a Ready node starts at once: Running, its init containers
 //     Completed, its containers running and ready, conditions PodReadyToStartContainers,
 //     Initialized, ContainersReady and Ready true, a Pod IP from the node's /24 of the cluster's
@@ -36,13 +36,11 @@ import (
 //     (pkg/util/node/node.go:30-33), containers terminated as the kubelet reports a container it
 //     lost ("ContainerStatusUnknown", exit code 137, pkg/kubelet/kubelet_pods.go:2146-2150).
 //     KubeRay deletes a Failed worker and, for a multi-host group, its whole replica.
-//   - the Pod garbage collector, for a Pod on a node that no longer exists (its node pool was
-//     deleted): DisruptionTarget "DeletionByPodGC" "PodGC: node no longer exists", phase Failed,
-//     then deleted (pkg/controller/podgc/gc_controller.go:224-263), without PodGC's 40 s
-//     quarantine: an emulated node never comes back.
 //
-// It also runs node auto-provisioning (nap.go) over the Pods the scheduler leaves unschedulable,
-// and the garbage collection of what KubeRay's objects own (nodeagent_gc.go).
+// A Pod on a node that no longer exists is kube-controller-manager's Pod garbage collector's; nodes
+// are drained before they go (drainNodes), as GKE drains a node pool it deletes.
+//
+// It also runs node auto-provisioning (nap.go) over the Pods the scheduler leaves unschedulable.
 
 // podsByNode indexes Pods by spec.nodeName.
 const podsByNode = "nodeName"
@@ -55,7 +53,6 @@ type nodeAgent struct {
 	nodes   cache.SharedIndexInformer
 	queue   workqueue.TypedRateLimitingInterface[string]
 	napKick chan struct{}
-	gc      *rayGC
 
 	mu        sync.Mutex
 	podCIDR   uint32                       // first address of the cluster's Pod range
@@ -69,7 +66,7 @@ type nodeAgent struct {
 	napBackoff map[string]time.Time // shape key → end of its backoff
 }
 
-func newNodeAgent(e *Emulator, c *cluster, kube kubernetes.Interface, dyn dynamic.Interface) *nodeAgent {
+func newNodeAgent(e *Emulator, c *cluster, kube kubernetes.Interface) *nodeAgent {
 	e.mu.Lock()
 	cidr := c.PB.ClusterIpv4Cidr
 	e.mu.Unlock()
@@ -87,7 +84,6 @@ func newNodeAgent(e *Emulator, c *cluster, kube kubernetes.Interface, dyn dynami
 		podCIDR: base, nodeBlock: map[string]uint32{}, used: map[string]map[uint32]string{},
 		napSeen: map[string]bool{}, napCreated: map[string]string{}, napBackoff: map[string]time.Time{},
 	}
-	a.gc = newRayGC(a, dyn)
 	_ = a.pods.AddIndexers(cache.Indexers{podsByNode: func(obj any) ([]string, error) {
 		if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
 			return []string{p.Spec.NodeName}, nil
@@ -132,9 +128,8 @@ func (a *nodeAgent) run(ctx context.Context) {
 				}
 			}()
 		}
-		wg.Add(2)
+		wg.Add(1)
 		go func() { defer wg.Done(); a.napLoop(ctx) }()
-		go func() { defer wg.Done(); a.gc.run(ctx) }()
 	}
 	<-ctx.Done()
 	a.queue.ShutDown()
@@ -245,7 +240,7 @@ func (a *nodeAgent) sync(ctx context.Context, key string) error {
 	pods := a.kube.CoreV1().Pods(pod.Namespace)
 	switch {
 	case node == nil:
-		return a.collectOrphan(ctx, pod)
+		return nil // no kubelet: the Pod garbage collector's
 	case pod.DeletionTimestamp != nil:
 		grace := int64(0)
 		err := pods.Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace, Preconditions: &metav1.Preconditions{UID: &pod.UID}})
@@ -282,21 +277,6 @@ func (a *nodeAgent) node(ctx context.Context, name string) (*corev1.Node, error)
 		return nil, nil
 	}
 	return n, err
-}
-
-// collectOrphan is PodGC's markFailedAndDeletePodWithCondition for a Pod whose node is gone.
-func (a *nodeAgent) collectOrphan(ctx context.Context, pod *corev1.Pod) error {
-	pods := a.kube.CoreV1().Pods(pod.Namespace)
-	if !podTerminal(pod) {
-		p := pod.DeepCopy()
-		p.Status.Phase = corev1.PodFailed
-		setPodCondition(&p.Status, corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByPodGC", "PodGC: node no longer exists")
-		if _, err := pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
-			return ignoreNotFound(err)
-		}
-	}
-	grace := int64(0)
-	return ignoreNotFound(pods.Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace}))
 }
 
 func ignoreNotFound(err error) error {

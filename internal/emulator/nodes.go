@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -301,12 +302,11 @@ func (e *Emulator) syncPoolNodes(ctx context.Context, c *cluster, s poolNodesSpe
 			return err
 		}
 	}
+	extra := make([]string, 0, len(have))
 	for name := range have {
-		if err := nodes.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
+		extra = append(extra, name)
 	}
-	return nil
+	return removeNodes(ctx, kube, extra)
 }
 
 // deletePoolNodes removes every node of a pool.
@@ -315,8 +315,68 @@ func (e *Emulator) deletePoolNodes(ctx context.Context, c *cluster, pool string)
 	if kube == nil {
 		return nil // no kube-apiserver, no nodes
 	}
-	return kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{},
-		metav1.ListOptions{LabelSelector: gketpu.LabelNodePool + "=" + pool})
+	list, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: gketpu.LabelNodePool + "=" + pool})
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(list.Items))
+	for i, n := range list.Items {
+		names[i] = n.Name
+	}
+	return removeNodes(ctx, kube, names)
+}
+
+// drainWait bounds how long a drain waits for the Pods it deleted to go (the node agent, as their
+// kubelet, removes them at once; a Pod no kubelet serves is left to the Pod garbage collector).
+const drainWait = 30 * time.Second
+
+// removeNodes drains the nodes, then deletes them. GKE drains a node pool it deletes: "When you
+// delete a node pool, GKE drains all the nodes in the node pool. The draining process involves GKE
+// deleting Pods on each node in the node pool" (gcloud container node-pools delete); the emulator
+// drains before every removal of nodes, a resize down included (INFERRED for resizes, as the
+// cluster autoscaler drains the nodes it removes). Each node is cordoned, its Pods are deleted
+// with their own grace period, and the nodes go once the Pods have gone or drainWait has passed.
+func removeNodes(ctx context.Context, kube kubernetes.Interface, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	nodes, pods := kube.CoreV1().Nodes(), kube.CoreV1().Pods("")
+	var left []corev1.Pod
+	for _, name := range names {
+		patch := []byte(`{"spec":{"unschedulable":true}}`)
+		if _, err := nodes.Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		on, err := pods.List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + name})
+		if err != nil {
+			return err
+		}
+		for _, p := range on.Items {
+			err := kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})
+			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return err
+			}
+			left = append(left, p)
+		}
+	}
+	deadline := time.Now().Add(drainWait)
+	for len(left) > 0 && time.Now().Before(deadline) {
+		p := left[0]
+		got, err := kube.CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && got.UID != p.UID) {
+			left = left[1:]
+			continue
+		}
+		if !sleepCtx(ctx, 100*time.Millisecond) {
+			return ctx.Err()
+		}
+	}
+	for _, name := range names {
+		if err := nodes.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}

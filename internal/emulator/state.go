@@ -56,7 +56,7 @@ type cluster struct {
 	dir     string
 	running map[string]*operation
 
-	apiMu sync.Mutex // guards api, kube, dyn, dnsSNI, rayStack
+	apiMu sync.Mutex // guards api, kube, dyn, dnsSNI, runtime
 	api   *apiServer
 	// dnsSNI says whether the running kube-apiserver serves the DNS endpoint's certificate.
 	dnsSNI bool
@@ -72,9 +72,9 @@ type cluster struct {
 	// rayMu serialises the add-on's installs and removals: a removal still stopping the Ray stack
 	// must not delete the CRDs that a later install has just created.
 	rayMu sync.Mutex
-	// rayStack runs what consumes the cluster's Ray worker groups (kuberay_stack.go); guarded by
-	// apiMu.
-	rayStack *rayStack
+	// runtime runs what acts on the cluster's objects beside its kube-apiserver
+	// (cluster_runtime.go); guarded by apiMu.
+	runtime *clusterRuntime
 }
 
 func (c *cluster) pool(name string) *nodePool {
@@ -110,7 +110,7 @@ func (c *cluster) rayEnabled() bool {
 
 func (c *cluster) stopAPIServer() {
 	// The components that talk to the kube-apiserver go first.
-	c.stopRayStack()
+	c.stopRuntime()
 	c.apiMu.Lock()
 	api := c.api
 	c.api, c.kube, c.dyn = nil, nil, nil
