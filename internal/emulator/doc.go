@@ -16,9 +16,9 @@
 // "export RAYTPU_CONTAINER_ENDPOINT=..." and "export GOOGLE_OAUTH_ACCESS_TOKEN=..." and serves until
 // SIGINT/SIGTERM; with -state-dir it keeps its clusters across restarts.
 //
-// Start needs kube-apiserver, etcd, kube-scheduler, KubeRay's ray-operator and the KubeRay CRDs,
-// built by `make tools` (tools/install-kube.sh) into DefaultKubeBinDir(); RAYTPU_KUBE_BIN_DIR
-// points elsewhere. A missing binary is an error naming `make tools`.
+// Start needs kube-apiserver, etcd, kube-scheduler, kube-controller-manager, KubeRay's ray-operator
+// and the KubeRay CRDs, built by `make tools` (tools/install-kube.sh) into DefaultKubeBinDir();
+// RAYTPU_KUBE_BIN_DIR points elsewhere. A missing binary is an error naming `make tools`.
 //
 // # The GKE API
 //
@@ -73,6 +73,8 @@
 //     instances), targetSize the pool's nodes in the zone, currentActions and status following the
 //     pool; terraform-provider-google reads node_count from them and takes their 404 as the pool
 //     gone;
+//   - machineTypes get and list, zonal: the machine types of the emulator's table
+//     (internal/emulator/machines, below), guestCpus and memoryMb as Compute Engine reports them;
 //   - resourcePolicies insert, get, list and delete, regional, with workloadPolicy {type
 //     HIGH_AVAILABILITY|HIGH_THROUGHPUT, acceleratorTopology (HIGH_THROUGHPUT only, not with
 //     maxTopologyDistance), acceleratorTopologyMode, maxTopologyDistance} (compute v1
@@ -139,6 +141,88 @@
 // purpose. On top of them the emulator applies GKE's other rules: names, versions on offer, a
 // multi-host slice in one zone and never resized, zone capacity (GCE_STOCKOUT at the end of the
 // operation, pool in ERROR) and project quota (429 RESOURCE_EXHAUSTED at once).
+//
+// # GKE's own answers
+//
+// GKE answers with more than it was sent, and in its own spelling. The catalogue below was mined
+// from terraform-provider-google's container resources (each diff suppressor, custom flattener and
+// field kept Computed because GKE sets it; hashicorp/terraform-provider-google@e03b7622,
+// google/services/container), GKE answers recorded against Google Cloud by
+// k8s-config-connector (@cdb85ecf, pkg/test/resourcefixture/testdata/basic/container/v1beta1/
+// .../_http.log, "the canonical real GCP baseline"), the container v1 reference, and drift
+// reports of other GKE clients. Each entry: what GKE does and its source; what the emulator does;
+// how raytpu handles it; the tests.
+//
+//  1. Reserved node pool labels. Every node pool's config.resourceLabels gains
+//     goog-gke-node-pool-provisioning-model (on-demand, spot, flex-start), TPU pools
+//     goog-gke-accelerator-type and, multi-host, goog-gke-tpu-node-pool-type=multi-host; "Any
+//     changes made to reserved labels are reconciled automatically" (GKE "Automatically applied
+//     labels"; recorded answers; terraform-provider-google containerNodePoolResourceLabelsDiffSuppress,
+//     magic-modules#12877; crossplane-contrib/provider-upjet-gcp#742, pools reconciling for ever).
+//     Emulator: rules_additions.go, on create and after every update; a reservation's value is
+//     INFERRED on-demand. raytpu: resource_labels leaves goog-gke-* out and refuses them in
+//     configuration (common_gke_answers.go). Tests: TestNodePoolsGetGKEsReservedLabels,
+//     TestAccGKEAnswers_labelsNetworksScopes.
+//  2. Network names. Cluster.network and .subnetwork read back as names whatever form was sent,
+//     their paths in networkConfig ("On output this shows the network ID instead of the name",
+//     containerpb; recorded answers; terraform-provider-google CompareSelfLinkOrResourceName).
+//     Emulator: cluster_defaults.go. raytpu: keeps the written name, path or self link when it
+//     names the same network, and plans no replacement for another spelling. Tests:
+//     TestClusterNetworkNamesAndAutoscalingDefaults, TestAccGKEAnswers_labelsNetworksScopes,
+//     TestNetworkSpellingDoesNotReplace.
+//  3. Default OAuth scopes. A pool sent none gets the six gke-default scopes; scopes read back
+//     sorted (recorded answers; terraform-provider-google defaultOauthScopes; the order INFERRED
+//     from every recorded answer). Emulator: rules_additions.go. raytpu: compares scopes as sets,
+//     keeping the configuration's order. Tests: TestNodePoolsGetGKEsReservedLabels,
+//     TestAccGKEAnswers_labelsNetworksScopes, TestSameScopes.
+//  4. Auto-provisioning defaults. Cluster.autoscaling reads back with autoscalingProfile BALANCED
+//     and autoprovisioningNodePoolDefaults filled in (scopes, service account, image type,
+//     management; with NAP on, disk size and upgrade strategy), a monitoring scope added to scopes
+//     that lack one (recorded answers; terraform-provider-google
+//     containerClusterAddedScopesSuppress). Emulator: rules_additions.go; auto-provisioned pools
+//     take these defaults. raytpu: reads only what it sets (enable, limits, locations). Test:
+//     TestClusterNetworkNamesAndAutoscalingDefaults.
+//  5. A daily recurrence written out. FREQ=DAILY reads back as
+//     FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU once the policy has exclusions
+//     (terraform-provider-google rfc5545RecurrenceDiffSuppress; that GKE itself does it on every
+//     set is INFERRED). Emulator: rules_maintenance.go. raytpu: compares recurrences by their
+//     occurrences (gke.SameRecurrence). Tests: TestAccClusterMaintenance_policy, TestSameRecurrence.
+//  6. Maintenance times. Times read back in UTC, a daily window with duration PT4H0M0S, a
+//     NO_UPGRADES exclusion with empty options (terraform-provider-google#7406, #8226; recorded
+//     answers). Emulator: rules_maintenance.go; NO_UPGRADES is the enum's zero value, which JSON
+//     leaves out. raytpu: keeps the written time when it names the same instant. Test:
+//     TestAccClusterMaintenance_policy.
+//  7. Node defaults. 100 GB pd-balanced disks, service account default, auto-upgrade and
+//     auto-repair on, SURGE upgrades of one, 110 Pods per node, exact versions for aliases, the
+//     REGULAR channel for a cluster sent none (recorded answers; terraform-provider-google's
+//     Computed fields). Emulator: validate.go, versions.go, rules_management.go. raytpu: disk_size_gb
+//     and disk_type are computed when unset, service account default reads as unset, versions are
+//     resolved before they are sent. Tests: TestAccSlice_everyGeneration, TestAccSlice_versionGate.
+//  8. Node auto-provisioning limits count every node, TPU hosts included ("Any auto-provisioning
+//     limits that you define are enforced based on the total CPU and memory resources used across
+//     all node pools", GKE "About node auto-provisioning"; the cluster autoscaler's
+//     resource/manager.go). Emulator: nap.go, with the machine types of machines/. raytpu: warns at
+//     plan time when an auto-provisioned worker group cannot fit (ray_cluster_nap_limits.go); the
+//     quickstart and the examples use limits that hold their hosts. Tests: TestRayOnSlices (node
+//     auto-provisioning), TestNAPExceeded, TestNAPLimitsCountTPUHosts.
+//  9. Machine shapes and allocatable (the Machine types section). Test:
+//     TestMachineTypesAndNodeResources.
+//  10. Admission. GKE runs ExtendedResourceToleration (the Kubernetes section). Test:
+//     TestAccKubeRaySamples_runOnSlices, which applies KubeRay's TPU samples as shipped.
+//  11. Controllers. A GKE cluster runs kube-controller-manager: Deployments get Pods, namespaces
+//     are deleted, dependents are garbage-collected (the Kubernetes section). Tests:
+//     TestWorkloadsWithoutTheRayAddon, TestAccKubernetesProvider_deploymentRuns.
+//  12. Draining. A node pool's nodes are drained before they are deleted (the Kubernetes section).
+//     Test: TestWorkloadsWithoutTheRayAddon.
+//  13. The TPU taint. TPU nodes carry google.com/tpu=present:NoSchedule (GKE "About TPUs in GKE").
+//     Emulator: nodes.go. raytpu: the tolerations output. Test: TestRayOnSlices.
+//
+// Found but not modelled, each for want of a second source or of a rule: the
+// goog-gke-node-pool-protection-tier label of TPU pools from reservations (a release note of
+// 2026-09-30; when each value applies is not published); an initialNodeCount of 1 read back for a
+// queued pool created with none (one recorded answer); node pool GETs without locations (one
+// recorded answer, likely its recorder's normalisation); whether a Shared VPC network reads back
+// with its host project.
 //
 // # GKE's rules
 //
@@ -213,11 +297,38 @@
 // The emulator's token is cluster-admin on every cluster. A pool's nodes are registered Ready, with
 // GKE's labels, as the last step of its creation, moments before the operation is DONE and the
 // pool RUNNING (as in GKE, which ends the creation once the nodes have registered); TPU nodes also
-// get google.com/tpu capacity and the google.com/tpu=present:NoSchedule taint. Node names are
+// get google.com/tpu capacity and the google.com/tpu=present:NoSchedule taint. Every node reports
+// its machine type's vCPUs and memory as capacity and, less GKE's reservations, as allocatable
+// (below). Node names are
 //
 //	gke-<cluster, ≤20 chars>-<pool, ≤20 chars>-<8 hex digits of the pool>-<worker, 4+ digits>
 //
 // where worker is the host's index in the slice (TPU_WORKER_ID order); WorkerIndex recovers it.
+// Nodes are drained before they go, as GKE drains a node pool it deletes ("When you delete a node
+// pool, GKE drains all the nodes in the node pool. The draining process involves GKE deleting Pods
+// on each node", gcloud container node-pools delete): cordoned, their Pods deleted, then removed
+// (nodes.go removeNodes; the same for a resize down, INFERRED).
+//
+// The kube-apiserver runs GKE's ExtendedResourceToleration admission plugin: "Kubernetes Engine
+// automatically applies the corresponding tolerations to Pods requesting GPUs by running the
+// ExtendedResourceToleration admission controller" (GKE's GPU docs); it tolerates the taint of
+// every extended resource a Pod requests, google.com/tpu included, which KubeRay's TPU samples
+// rely on. ServiceAccount and TaintNodesByCondition, on in upstream Kubernetes, are off: the
+// default ServiceAccount and the lifting of the not-ready taint are the controller manager's,
+// which does not run from a cluster's start (envtest turns ServiceAccount off too).
+//
+// Beside the kube-apiserver runs what acts on the cluster's objects (cluster_runtime.go), each
+// part started only once needed and stopped with the kube-apiserver: on the first workload (a Pod;
+// a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job or CronJob; a Namespace being deleted)
+// kube-scheduler, kube-controller-manager and the node agent; with the Ray Operator add-on,
+// KubeRay's operator (below). kube-controller-manager (k8s.io/kubernetes at the pinned version)
+// runs the controllers of workloads, ownerReference garbage collection, namespaces, Endpoints and
+// EndpointSlices, ServiceAccounts, PodGC, disruption budgets and taint eviction
+// (controller_manager.go lists them and those left out: node lifecycle, whose part the node agent
+// plays for a failed host, the cloud provider's, storage, certificates, quotas and autoscaling).
+// While running, kube-scheduler takes about 65 MB, kube-controller-manager about 90 MB and
+// ray-operator about 45 MB of memory (RSS) per cluster.
+//
 // Enabling the Ray Operator add-on creates the KubeRay CRDs (rayclusters, rayjobs, rayservices of
 // the ray-operator version in go.mod) Options.RayCRDDelay later; disabling it deletes them.
 //
@@ -247,25 +358,21 @@
 //     RayService, with a kubeconfig, --enable-leader-election=false and the feature gate
 //     RayMultiHostIndexing=true, under which KubeRay labels each multi-host replica's Pods with
 //     their replica and host index and creates and deletes them together (Alpha and off by
-//     default in v1.5.0, on in v1.6.0; GKE's add-on does not publish its gates).
-//   - kube-scheduler (k8s.io/kubernetes at the pinned version), started on the first Pod: node
-//     selectors, the TPU taint's tolerations, google.com/tpu requests and the webhook's affinity
-//     are Kubernetes' own to decide.
-//   - A node agent (nodeagent.go), started with the scheduler, plays the kubelet of the emulated
-//     nodes: a Pod bound to a Ready node is Running and Ready at once, with container statuses, a
-//     Pod IP from the node's /24 of the cluster's Pod range and the node's InternalIP as hostIP; a
-//     Pod being deleted is removed (grace period 0, as the kubelet's last delete). A failed host
-//     (FailHost) fails its Pods: Ready false and phase Failed, reason NodeLost, containers
-//     terminated ContainerStatusUnknown (the node lifecycle controller's and kubelet's words), and
-//     KubeRay replaces them, a multi-host replica whole. A Pod whose node is gone is failed and
-//     deleted as the Pod garbage collector does; the Pods, Services and RayClusters of a deleted
-//     RayCluster, RayJob or RayService are deleted as the garbage collector does (no
-//     kube-controller-manager runs: batch Jobs, hence RayJob submitters, never run).
+//     default in v1.5.0, on in v1.6.0; GKE's add-on does not publish its gates); stopped when the
+//     add-on is disabled.
+//   - kube-scheduler and kube-controller-manager, as on every cluster (above): node selectors, the
+//     TPU taint's tolerations, google.com/tpu requests and the webhook's affinity are Kubernetes'
+//     own to decide, and the garbage collector removes a deleted RayCluster's Pods and Services.
+//   - A node agent (nodeagent.go) plays the kubelet of the emulated nodes: a Pod bound to a Ready
+//     node is Running and Ready at once, with container statuses, a Pod IP from the node's /24 of
+//     the cluster's Pod range and the node's InternalIP as hostIP; a Pod being deleted is removed
+//     (grace period 0, as the kubelet's last delete). A failed host (FailHost) fails its Pods:
+//     Ready false and phase Failed, reason NodeLost, containers terminated ContainerStatusUnknown
+//     (the node lifecycle controller's and kubelet's words), and KubeRay replaces them, a
+//     multi-host replica whole.
 //
-// Nothing of it runs on a cluster without the add-on (its Pods stay Pending), and on one with it
-// only what has been needed; it stops with the cluster (delete, Reset, Close) and when the add-on
-// is disabled. While running, kube-scheduler takes about 65 MB and ray-operator about 47 MB of
-// memory (RSS) per cluster.
+// On a cluster without the add-on the TPU webhook and KubeRay do not run; its Pods run all the
+// same.
 //
 // # Node auto-provisioning
 //
@@ -275,8 +382,8 @@
 // desiredClusterAutoscaling, with GKE's refusals: "Resource limits are supported only with node
 // autoprovisioning.", "Resource limits for cpu, memory must be specified when enabling node
 // autoprovisioning.", "Invalid resource: X." and "Resource_limit.maximum must be greater than 0."
-// (nap.go cites them). On a cluster with the Ray Operator add-on (where the scheduler runs), a Pod
-// the scheduler marked Unschedulable whose node selector names a TPU accelerator and topology gets
+// (nap.go cites them). A Pod the scheduler marked Unschedulable whose node selector names a TPU
+// accelerator and topology gets
 // a node pool of its slice, as GKE's NAP would make it: nap-<machine type, cropped to 14>-<8
 // random characters>, autoscaling.autoprovisioned true, the generation's machine type whose chips
 // per VM are the Pod's google.com/tpu request (a v6e 2x4 at 4 chips is two ct6e-standard-4t
@@ -284,14 +391,30 @@
 // in the first autoprovisioning location (else the cluster's first zone), one pool per replica of
 // a multi-host worker group. The pool is created as CreateNodePool creates one (validation,
 // quota, capacity, a CREATE_NODE_POOL operation under GKE's concurrency rules, retried when
-// refused) and shows in ListNodePools and GetNodePool. NAP keeps the chips of all the
-// cluster's pools of the accelerator within its resourceLimits maximum (none without one), passes
+// refused) and shows in ListNodePools and GetNodePool. NAP keeps every node of the cluster, in any
+// pool, within its resourceLimits: their vCPUs within cpu, their memory within memory (GB, counted
+// as the machine types' GiB, INFERRED) and their chips within the accelerator's limit (none without
+// one), so that one ct6e-standard-4t host counts 180 cores and 720 GB ("Any auto-provisioning
+// limits that you define are enforced based on the total CPU and memory resources used across all
+// node pools, not just auto-provisioned pools", GKE "About node auto-provisioning"). It passes
 // over Pods held to named node pools (a new pool's name is its own),
 // needs GKE 1.27.6 for v4 and v5e, 1.28.7-gke.1020000 (1.28) or 1.29.2-gke.1035000 for v5p and
 // 1.31.1-gke.1146000 for v6e, and skips a multi-host tpu7x slice, which needs a workload policy
 // NAP cannot create. The Pods get the cluster autoscaler's events: TriggeredScaleUp, or
-// NotTriggerScaleUp ("pod didn't trigger scale-up: 1 max cluster tpu-v6e-slice limit reached").
-// Auto-provisioned pools are never scaled down or deleted.
+// NotTriggerScaleUp ("pod didn't trigger scale-up: 1 max cluster cpu, memory limit reached",
+// the limits passed, sorted). Auto-provisioned pools are never scaled down or deleted.
+//
+// # Machine types
+//
+// The machine types node pools may use are the emulator's own table,
+// internal/emulator/machines/machine_types.txt, a source on every row: the TPU VMs' vCPUs and
+// memory from Cloud TPU's pages per generation (ct6e-standard-4t: 180 vCPUs, 720 GB), the CPU
+// families' from Compute Engine's (e2-standard-N: N vCPUs, 4N GB; n1-standard-N: 3.75N GB), and
+// custom-VCPUS-MEMORY_MB. Any other is refused: "Machine type "X" does not exist in zone "Z"." A
+// node's allocatable is its capacity less GKE's reservations ("Plan GKE Standard node sizes":
+// memory 25% of the first 4 GiB, 20% of the next 4, 10% of the next 8, 6% of the next 112, 2%
+// above, and 100 MiB for eviction; CPU 6% of the first core, 1% of the next, 0.5% of the next 2,
+// 0.25% above 4, 1060 millicores for shared-core E2). Compute Engine's machineTypes serve the table.
 //
 // # Control
 //

@@ -23,6 +23,8 @@ resource "raytpu_slice" "trillium" {
   name       = "trillium-4x4"
   generation = "v6e"
   topology   = "4x4"
+  # A slice with a failed host is replaced on the next apply: it cannot be repaired in place.
+  replace_unhealthy = true
 }
 
 # The emulated hosts are real Kubernetes nodes of the cluster's API server.
