@@ -18,6 +18,21 @@ var (
 		OpenTofu:  "1.12.0",
 		Why:       "Terraform 1.12 CHANGELOG (resource identity), OpenTofu 1.12 CHANGELOG (import blocks take identity)",
 	}
+	// ListResources are list blocks in .tfquery.hcl files, run by `terraform query`, which can
+	// write the configuration of what they find (-generate-config-out). OpenTofu has no query
+	// command (1.12.6: `OpenTofu has no command named "query"`).
+	ListResources = Feature{
+		Name:      "list resources (terraform query)",
+		Terraform: "1.14.0",
+		Why:       "Terraform 1.14 CHANGELOG (list blocks and the query command); OpenTofu has none",
+	}
+	// Actions are action blocks, invoked by a resource's lifecycle action_trigger or by
+	// `terraform apply -invoke`. OpenTofu has no action blocks.
+	Actions = Feature{
+		Name:      "actions",
+		Terraform: "1.14.0",
+		Why:       "Terraform 1.14 CHANGELOG (action blocks); OpenTofu has none",
+	}
 )
 
 // RequireCLI lets the test go on only under a CLI that has f. Under any other it ends the test as

@@ -19,6 +19,14 @@ func TestFeaturesOfThePinnedCLIs(t *testing.T) {
 		{CLI{Name: "terraform", Version: "1.12.1"}, ImportByIdentity, true},
 		{CLI{Name: "tofu", Version: "1.12.6"}, ImportByIdentity, true},
 		{CLI{Name: "tofu", Version: "1.11.2"}, ImportByIdentity, false},
+		{CLI{Name: "terraform", Version: "1.16.3"}, EphemeralResources, true},
+		{CLI{Name: "terraform", Version: "1.16.3"}, ImportByIdentity, true},
+		{CLI{Name: "terraform", Version: "1.8.5"}, ListResources, false},
+		{CLI{Name: "terraform", Version: "1.13.3"}, ListResources, false},
+		{CLI{Name: "terraform", Version: "1.16.3"}, ListResources, true},
+		{CLI{Name: "tofu", Version: "1.12.6"}, ListResources, false},
+		{CLI{Name: "terraform", Version: "1.14.0"}, Actions, true},
+		{CLI{Name: "tofu", Version: "1.12.6"}, Actions, false},
 	} {
 		if got := tc.cli.Supports(tc.f); got != tc.want {
 			t.Errorf("%s %s supports %s = %v, want %v", tc.cli.Name, tc.cli.Version, tc.f.Name, got, tc.want)
