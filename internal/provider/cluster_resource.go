@@ -231,10 +231,16 @@ func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportSt
 		invalidImportID(resp, err)
 		return
 	}
-	importAttributes(ctx, resp, map[string]any{
+	importAttributes(ctx, resp, clusterAdoptedAttributes(id))
+}
+
+// clusterAdoptedAttributes are what an import of the cluster id records before Read: the id and
+// the defaults of the settings that live only in Terraform.
+func clusterAdoptedAttributes(id gke.ClusterID) map[string]any {
+	return map[string]any{
 		"id": id.String(), "name": id.Name, "project": id.Project, "location": id.Location,
 		"deletion_protection": true, "wait_for_kuberay": true,
-	})
+	}
 }
 
 // refresh reads the cluster into m and, with waitForKubeRay, waits for the KubeRay CRDs. A
@@ -251,6 +257,14 @@ func (r *clusterResource) refresh(ctx context.Context, client *gke.Client, m *cl
 		diags.AddError("Error Reading Cluster", fmt.Sprintf("reading raytpu_cluster (%s): %s", id, gke.WithAdvice(err)))
 		return diags
 	}
+	return readCluster(ctx, client, cluster, m, waitForKubeRay)
+}
+
+// readCluster copies cluster, as GKE just reported it, into m, with the state of its KubeRay CRDs
+// (waited for with waitForKubeRay).
+func readCluster(ctx context.Context, client *gke.Client, cluster *containerpb.Cluster, m *clusterResourceModel, waitForKubeRay bool) diag.Diagnostics {
+	var diags diag.Diagnostics
+	id := m.clusterID()
 	diags.Append(flattenCluster(ctx, cluster, m)...)
 	switch cluster.GetStatus() {
 	case containerpb.Cluster_ERROR, containerpb.Cluster_DEGRADED:

@@ -150,7 +150,7 @@ func testExamplesImportIDs(t *testing.T) {
 
 // testExamplesLocalEmulatorApplies applies and destroys the local emulator guide's example against
 // the emulator of this test run, through the built provider, as the guide tells users to.
-func testExamplesLocalEmulatorApplies(t *testing.T, cli examplesCLIRunner) {
+func testExamplesLocalEmulatorApplies(t *testing.T, cli cliRunner) {
 	const dir = "guides/local-emulator"
 	work := copyExample(t, dir)
 	env := append(slices.Clone(cli.env),
@@ -186,15 +186,15 @@ func testExamplesLocalEmulatorApplies(t *testing.T, cli examplesCLIRunner) {
 	}
 }
 
-// examplesCLIRunner runs the CLI under test with a configuration that installs the provider built
-// from this checkout.
-type examplesCLIRunner struct {
+// cliRunner runs the CLI under test with the provider of this checkout: built and installed by a
+// CLI configuration (buildExamplesCLI), or served by the test process (reattachedCLI).
+type cliRunner struct {
 	name, path string
 	env        []string
 }
 
 // buildExamplesCLI builds the provider and writes the CLI configuration that installs it.
-func buildExamplesCLI(t *testing.T) examplesCLIRunner {
+func buildExamplesCLI(t *testing.T) cliRunner {
 	t.Helper()
 	path := os.Getenv(acctest.EnvCLIPath)
 	if path == "" {
@@ -218,7 +218,13 @@ func buildExamplesCLI(t *testing.T) examplesCLIRunner {
 	if err := os.WriteFile(rc, []byte(config.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"TF_CLI_CONFIG_FILE=" + rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"}
+	return cliRunner{name: filepath.Base(path), path: path, env: cliEnvironment("TF_CLI_CONFIG_FILE=" + rc)}
+}
+
+// cliEnvironment is the environment the CLI under test runs in: the test process's, without the
+// settings that would change what a configuration means, plus settings.
+func cliEnvironment(settings ...string) []string {
+	env := append([]string{"CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"}, settings...)
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch {
@@ -230,10 +236,10 @@ func buildExamplesCLI(t *testing.T) examplesCLIRunner {
 			env = append(env, kv)
 		}
 	}
-	return examplesCLIRunner{name: filepath.Base(path), path: path, env: env}
+	return env
 }
 
-func (c examplesCLIRunner) command(ctx context.Context, dir string, env []string, args ...string) *exec.Cmd {
+func (c cliRunner) command(ctx context.Context, dir string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, c.path, args...)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -242,7 +248,7 @@ func (c examplesCLIRunner) command(ctx context.Context, dir string, env []string
 }
 
 // checkFormat fails when the CLI's fmt would change a file of the example.
-func (c examplesCLIRunner) checkFormat(t *testing.T, dir string) {
+func (c cliRunner) checkFormat(t *testing.T, dir string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -271,7 +277,7 @@ type diagnostic struct {
 
 // validate runs `validate -json` on a copy of the example and returns its diagnostics, without the
 // warning every dev_overrides run gets.
-func (c examplesCLIRunner) validate(t *testing.T, dir string) []diagnostic {
+func (c cliRunner) validate(t *testing.T, dir string) []diagnostic {
 	t.Helper()
 	work := copyExample(t, dir)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -20,6 +21,7 @@ var (
 	_ provider.ProviderWithFunctions = (*raytpuProvider)(nil)
 
 	_ provider.ProviderWithEphemeralResources = (*raytpuProvider)(nil)
+	_ provider.ProviderWithListResources      = (*raytpuProvider)(nil)
 )
 
 type raytpuProvider struct {
@@ -108,6 +110,7 @@ func (p *raytpuProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.EphemeralResourceData = data
+	resp.ListResourceData = data
 }
 
 func (p *raytpuProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -128,6 +131,13 @@ func (p *raytpuProvider) DataSources(_ context.Context) []func() datasource.Data
 func (p *raytpuProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
 	return []func() ephemeral.EphemeralResource{
 		NewClusterCredentialsEphemeralResource,
+	}
+}
+
+func (p *raytpuProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		NewClusterListResource,
+		NewSliceListResource,
 	}
 }
 

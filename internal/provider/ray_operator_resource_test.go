@@ -45,11 +45,17 @@ func testGKEClient(t *testing.T) *gke.Client {
 // createClusterOutOfBand creates a plain cluster, as another tool would, and returns its id.
 func createClusterOutOfBand(t *testing.T, name, version string) gke.ClusterID {
 	t.Helper()
+	return createClusterOutOfBandAt(t, gke.ClusterID{Project: testProject, Location: testLocation, Name: name}, version)
+}
+
+// createClusterOutOfBandAt is createClusterOutOfBand in any project and location; the cluster is
+// deleted when the test ends.
+func createClusterOutOfBandAt(t *testing.T, id gke.ClusterID, version string) gke.ClusterID {
+	t.Helper()
 	ctx := context.Background()
 	c := testGKEClient(t)
-	id := gke.ClusterID{Project: testProject, Location: testLocation, Name: name}
 	op, err := c.CreateCluster(ctx, id, &containerpb.Cluster{
-		Name: name, InitialClusterVersion: version,
+		Name: id.Name, InitialClusterVersion: version,
 		NodePools: []*containerpb.NodePool{{Name: "default", InitialNodeCount: 1}},
 	})
 	if err == nil {

@@ -66,7 +66,12 @@ func (p identityParts) set(ctx context.Context, identity *tfsdk.ResourceIdentity
 	if id.IsNull() || id.IsUnknown() {
 		return nil
 	}
-	values, err := p.fromID(id.ValueString())
+	return p.setID(ctx, identity, id.ValueString())
+}
+
+// setID writes the identity of the resource whose id is id.
+func (p identityParts) setID(ctx context.Context, identity *tfsdk.ResourceIdentity, id string) error {
+	values, err := p.fromID(id)
 	if err != nil {
 		return err
 	}

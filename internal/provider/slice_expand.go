@@ -126,6 +126,7 @@ func expandNodePool(ctx context.Context, m sliceResourceModel, s *tpu.Slice, c c
 		pool.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{PolicyName: m.PlacementPolicyName.ValueString()}
 	}
 	m.applyCapacity(pool, c, s.Hosts)
+	markOwnPool(pool)
 	return pool, diags
 }
 

@@ -13,13 +13,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/acctest"
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 )
 
 // createPoolOutOfBand creates a node pool the way another tool would, and waits for it.
 func createPoolOutOfBand(t *testing.T, cluster string, pool *containerpb.NodePool) {
 	t.Helper()
+	createPoolOutOfBandIn(t, nodePoolIDFor(cluster, "").Cluster, pool)
+}
+
+// createPoolOutOfBandIn is createPoolOutOfBand in a cluster of any project and location.
+func createPoolOutOfBandIn(t *testing.T, cluster gke.ClusterID, pool *containerpb.NodePool) {
+	t.Helper()
 	c := testGKEClient(t)
-	id := nodePoolIDFor(cluster, pool.GetName())
+	id := gke.NodePoolID{Cluster: cluster, Name: pool.GetName()}
 	op, err := c.CreateNodePool(context.Background(), id, pool)
 	if err == nil {
 		err = c.WaitForOperation(context.Background(), id.Cluster, op)
