@@ -1,8 +1,8 @@
 // Package kube is the only code that talks to a GKE cluster's own Kubernetes API server: it
 // builds a client from what the GKE API reports about a cluster (endpoint and CA certificate) and
 // the Google access token the provider already holds, waits for the KubeRay CRDs that the Ray
-// Operator add-on installs, lists the hosts of a TPU slice in worker order, and asks the API
-// server to validate a RayCluster with a server-side dry run.
+// Operator add-on installs, lists the hosts of a TPU slice in worker order, cordons and drains
+// them, and asks the API server to validate a RayCluster with a server-side dry run.
 //
 // TLS is always verified against the cluster's CA, and the access token never appears in an error
 // or a log line: it only travels in the Authorization header.
