@@ -4,6 +4,7 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/function"
@@ -22,6 +23,7 @@ var (
 
 	_ provider.ProviderWithEphemeralResources = (*raytpuProvider)(nil)
 	_ provider.ProviderWithListResources      = (*raytpuProvider)(nil)
+	_ provider.ProviderWithActions            = (*raytpuProvider)(nil)
 )
 
 type raytpuProvider struct {
@@ -111,6 +113,7 @@ func (p *raytpuProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	resp.DataSourceData = data
 	resp.EphemeralResourceData = data
 	resp.ListResourceData = data
+	resp.ActionData = data
 }
 
 func (p *raytpuProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -138,6 +141,14 @@ func (p *raytpuProvider) ListResources(_ context.Context) []func() list.ListReso
 	return []func() list.ListResource{
 		NewClusterListResource,
 		NewSliceListResource,
+	}
+}
+
+func (p *raytpuProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewDrainSliceAction,
+		NewRecreateSliceAction,
+		NewUncordonSliceAction,
 	}
 }
 

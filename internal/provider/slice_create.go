@@ -153,14 +153,16 @@ func (f failedAttempt) String() string {
 }
 
 // attemptResult is how one creation attempt ended. Without err, GKE created the pool (created),
-// whose hosts are being waited for (hosts, nil for no wait). With kept, the pool stays in state
-// for the next apply to replace, so no other attempt may follow.
+// whose hosts are being waited for (hosts, nil for no wait). With kept, the pool lives on (its
+// wait ended early, or its failed creation could not be deleted: cleanupErr), so no other attempt
+// may follow.
 type attemptResult struct {
-	created *containerpb.NodePool
-	hosts   *hostWait
-	err     error
-	started bool
-	kept    bool
+	created    *containerpb.NodePool
+	hosts      *hostWait
+	err        error
+	started    bool
+	kept       bool
+	cleanupErr error
 }
 
 // createOn requests pool and waits until GKE has created it. The pool is recorded in state as soon
@@ -168,6 +170,31 @@ type attemptResult struct {
 // and removed from state before createOn returns, so that the next attempt starts from nothing.
 func (r *sliceResource) createOn(ctx context.Context, client *gke.Client, access clusterAccess, id gke.NodePoolID, pool *containerpb.NodePool,
 	plan *sliceResourceModel, resp *resource.CreateResponse) attemptResult {
+	a := createNodePool(ctx, client, access, id, pool, plan.WaitForHosts.ValueBool(), func() {
+		plan.ID = types.StringValue(id.String())
+		plan.setLiveNull()
+		if d := resp.State.Set(ctx, plan); d.HasError() {
+			resp.Diagnostics.Append(d...)
+		}
+	})
+	switch {
+	case a.kept && a.cleanupErr != nil:
+		a.err = fmt.Errorf("%s\n\nThe partly created node pool could not be deleted (%s); it stays in state and the next apply "+
+			"replaces it", gke.WithAdvice(a.err), a.cleanupErr)
+	case a.kept:
+		a.err = fmt.Errorf("%w%s", a.err, keptInState)
+	case a.err != nil && a.started:
+		resp.State.RemoveResource(ctx)
+	}
+	return a
+}
+
+// createNodePool requests pool, calls accepted once GKE has accepted it, and waits until GKE has
+// created it, watching its hosts meanwhile when waitForHosts (their turning Ready is what tells
+// the wait that the pool is up, without polling the operation for it). A creation that fails is
+// deleted before createNodePool returns; the caller holds the pool's lock.
+func createNodePool(ctx context.Context, client *gke.Client, access clusterAccess, id gke.NodePoolID, pool *containerpb.NodePool,
+	waitForHosts bool, accepted func()) attemptResult {
 	op, err := client.CreateNodePool(ctx, id, pool)
 	if gke.IsAlreadyExists(err) {
 		op, err = adoptNodePool(ctx, client, id, pool, err)
@@ -175,17 +202,11 @@ func (r *sliceResource) createOn(ctx context.Context, client *gke.Client, access
 	if err != nil {
 		return attemptResult{err: err}
 	}
-	plan.ID = types.StringValue(id.String())
-	plan.setLiveNull()
-	if d := resp.State.Set(ctx, plan); d.HasError() {
-		resp.Diagnostics.Append(d...)
-	}
-	// The hosts are watched while GKE creates the pool: their turning Ready is what tells the
-	// wait that the pool is up, without polling the operation for it.
+	accepted()
 	var hosts *hostWait
 	var hostsUp <-chan struct{}
-	if plan.WaitForHosts.ValueBool() && pool.GetInitialNodeCount() > 0 {
-		hosts = startHostWait(ctx, client, access, id.Name, int(pool.GetInitialNodeCount())*len(pool.GetLocations()))
+	if waitForHosts && pool.GetInitialNodeCount() > 0 {
+		hosts = startHostWait(ctx, client, access, id.Name, int(pool.GetInitialNodeCount())*max(len(pool.GetLocations()), 1))
 		hostsUp = hosts.done
 	}
 	created, err := client.WaitForNodePoolCreation(ctx, id, op, hostsUp)
@@ -195,14 +216,12 @@ func (r *sliceResource) createOn(ctx context.Context, client *gke.Client, access
 	hosts.stop()
 	var opErr *gke.OperationError
 	if !errors.As(err, &opErr) {
-		return attemptResult{err: fmt.Errorf("waiting for the node pool: %s%s", gke.WithAdvice(err), keptInState), kept: true}
+		return attemptResult{err: fmt.Errorf("waiting for the node pool: %s", gke.WithAdvice(err)), kept: true}
 	}
 	// Atomic: a failed creation may leave a pool in ERROR; delete it before reporting.
 	if cleanup := deleteNodePool(ctx, client, id); cleanup != nil {
-		return attemptResult{kept: true, err: fmt.Errorf("%s\n\nThe partly created node pool could not be deleted (%s); it stays in "+
-			"state and the next apply replaces it", gke.WithAdvice(err), cleanup)}
+		return attemptResult{err: err, kept: true, cleanupErr: cleanup}
 	}
-	resp.State.RemoveResource(ctx)
 	return attemptResult{err: err, started: true}
 }
 

@@ -158,10 +158,10 @@ func sliceListResult(ctx context.Context, req list.ListRequest, client *gke.Clie
 // xpk", with "TPU shape unknown" for a pool whose shape cannot be derived.
 func sliceDisplayName(cluster gke.ClusterID, pool *containerpb.NodePool) string {
 	shape := "TPU shape unknown (" + pool.GetConfig().GetMachineType() + ")"
-	hosts := int(pool.GetInitialNodeCount()) * max(len(pool.GetLocations()), 1)
 	if s, err := nodePoolSlice(pool, nil); err == nil {
-		shape, hosts = s.Generation.Name+" "+s.Topology.String(), s.Hosts
+		shape = s.Generation.Name + " " + s.Topology.String()
 	}
+	hosts := poolHosts(pool)
 	maker := poolMaker(cluster.Name, pool)
 	if maker == "" {
 		maker = "a tool GKE does not record"

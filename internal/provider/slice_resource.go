@@ -220,20 +220,13 @@ func readPool(ctx context.Context, m *sliceResourceModel, pool *containerpb.Node
 		return diags
 	}
 	names := make([]string, len(hosts))
-	ready := 0
 	for i, h := range hosts {
 		names[i] = h.Name
-		if h.Ready {
-			ready++
-		}
 	}
 	list, d := types.ListValueFrom(ctx, types.StringType, names)
 	diags.Append(d...)
 	m.Hosts = list
-	m.ReadyHosts = types.Int64Value(int64(ready))
-	// An autoscaled slice is whole with all of its hosts or none: it scales as one unit.
-	present, want := int64(len(hosts)), m.NumHosts.ValueInt64()
-	whole := present == want || (present == 0 && pool.GetAutoscaling().GetEnabled())
-	m.Healthy = types.BoolValue(pool.GetStatus() == containerpb.NodePool_RUNNING && whole && int64(ready) == present)
+	m.ReadyHosts = types.Int64Value(int64(readyHosts(hosts)))
+	m.Healthy = types.BoolValue(poolHealthy(pool, hosts, int(m.NumHosts.ValueInt64())))
 	return diags
 }
