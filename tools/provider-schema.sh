@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Writes the provider's schema as `providers schema -json` prints it, for tfplugindocs
-# (--providers-schema). It asks OpenTofu, whose pinned version reports ephemeral resources and
-# resource identities, which the pinned Terraform (1.8.5) predates; the provider is built from
-# source and reached through a dev override, so no registry is involved.
+# (--providers-schema). The Makefile passes the newest pinned Terraform, which reports ephemeral
+# resources, resource identities, list resources and actions, which the oldest (1.8.5) predates
+# and OpenTofu lacks; the provider is built from source and reached through a dev override, so no
+# registry is involved.
 #
-# Usage: tools/provider-schema.sh <tofu> <out.json>
+# Usage: tools/provider-schema.sh <terraform or tofu> <out.json>
 set -euo pipefail
 
-tofu=${1:?usage: $0 <tofu> <out.json>}
-out=${2:?usage: $0 <tofu> <out.json>}
+cli=${1:?usage: $0 <terraform or tofu> <out.json>}
+out=${2:?usage: $0 <terraform or tofu> <out.json>}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -30,6 +31,6 @@ terraform {
 }
 CONFIG
 # tfplugindocs looks the provider up under Terraform's registry address.
-TF_CLI_CONFIG_FILE="$work/cli.tfrc" "$tofu" -chdir="$work" providers schema -json |
+TF_CLI_CONFIG_FILE="$work/cli.tfrc" "$cli" -chdir="$work" providers schema -json |
   sed 's#"registry.opentofu.org/hashicorp/raytpu"#"registry.terraform.io/hashicorp/raytpu"#' >"$out.tmp"
 mv "$out.tmp" "$out"

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -39,6 +40,11 @@ var exampleNeeds = map[string]struct {
 }{
 	"ephemeral-resources/raytpu_cluster_credentials": {feature: &acctest.EphemeralResources},
 	"guides/kubernetes-and-helm":                     {feature: &acctest.EphemeralResources, otherProviders: []string{"kubernetes.tf"}},
+	"list-resources/raytpu_cluster":                  {feature: &acctest.ListResources},
+	"list-resources/raytpu_slice":                    {feature: &acctest.ListResources},
+	"actions/raytpu_drain_slice":                     {feature: &acctest.Actions},
+	"actions/raytpu_recreate_slice":                  {feature: &acctest.Actions},
+	"actions/raytpu_uncordon_slice":                  {feature: &acctest.Actions},
 }
 
 // examplesDir is the examples folder, relative to this package.
@@ -73,13 +79,16 @@ func TestAccExamples(t *testing.T) {
 	})
 }
 
-// testExamplesCoverEveryType checks that every resource, data source and function has the
-// examples tfplugindocs renders into its page, and that no example names a type that does not
-// exist.
+// testExamplesCoverEveryType checks that every resource, data source, list resource, action and
+// function has the examples tfplugindocs renders into its page, and that no example names a type
+// that does not exist.
 func testExamplesCoverEveryType(t *testing.T) {
 	t.Parallel()
 	served := servedTypes(t)
-	want := map[string]string{"resource": "resources/%s/resource.tf", "data source": "data-sources/%s/data-source.tf", "function": "functions/%s/function.tf"}
+	want := map[string]string{
+		"resource": "resources/%s/resource.tf", "data source": "data-sources/%s/data-source.tf", "function": "functions/%s/function.tf",
+		"list resource": "list-resources/%s/list-resource.tfquery.hcl", "action": "actions/%s/action.tf",
+	}
 	for kind, pattern := range want {
 		for name := range served[kind] {
 			if _, err := os.Stat(filepath.Join(examplesDir, fmt.Sprintf(pattern, name))); err != nil {
@@ -92,7 +101,9 @@ func testExamplesCoverEveryType(t *testing.T) {
 			t.Errorf("resource %s can be imported but has no examples/resources/%s/import.sh", name, name)
 		}
 	}
-	folders := map[string]string{"resources": "resource", "data-sources": "data source", "functions": "function"}
+	folders := map[string]string{
+		"resources": "resource", "data-sources": "data source", "functions": "function", "list-resources": "list resource", "actions": "action",
+	}
 	for folder, kind := range folders {
 		entries, err := os.ReadDir(filepath.Join(examplesDir, folder))
 		if err != nil {
@@ -275,15 +286,20 @@ type diagnostic struct {
 	} `json:"range"`
 }
 
-// validate runs `validate -json` on a copy of the example and returns its diagnostics, without the
-// warning every dev_overrides run gets.
+// validate runs `validate -json` on a copy of the example, with -query for the list blocks of
+// .tfquery.hcl files, and returns its diagnostics, without the warning every dev_overrides run
+// gets.
 func (c cliRunner) validate(t *testing.T, dir string) []diagnostic {
 	t.Helper()
 	work := copyExample(t, dir)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
+	args := []string{"validate", "-json", "-no-color"}
+	if queries, _ := filepath.Glob(filepath.Join(work, "*.tfquery.hcl")); len(queries) > 0 {
+		args = append(args, "-query")
+	}
 	var stdout, stderr bytes.Buffer
-	cmd := c.command(ctx, work, c.env, "validate", "-json", "-no-color")
+	cmd := c.command(ctx, work, c.env, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
 	var result struct {
@@ -354,12 +370,13 @@ func copyExample(t *testing.T, dir string) string {
 	return work
 }
 
-// exampleDirs lists every folder under examples/ that holds .tf files, relative to examples/.
+// exampleDirs lists every folder under examples/ that holds .tf or .tfquery.hcl files, relative
+// to examples/.
 func exampleDirs(t *testing.T) []string {
 	t.Helper()
 	var dirs []string
 	err := filepath.WalkDir(examplesDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Ext(path) != ".tf" {
+		if err != nil || d.IsDir() || (filepath.Ext(path) != ".tf" && !strings.HasSuffix(path, ".tfquery.hcl")) {
 			return err
 		}
 		rel, err := filepath.Rel(examplesDir, filepath.Dir(path))
@@ -377,13 +394,13 @@ func exampleDirs(t *testing.T) []string {
 	return dirs
 }
 
-// servedTypes lists what the provider serves, by kind: "resource", "importable", "data source" and
-// "function".
+// servedTypes lists what the provider serves, by kind: "resource", "importable", "data source",
+// "list resource", "action" and "function".
 func servedTypes(t *testing.T) map[string]map[string]bool {
 	t.Helper()
 	ctx := t.Context()
 	p := New("test")()
-	out := map[string]map[string]bool{"resource": {}, "importable": {}, "data source": {}, "function": {}}
+	out := map[string]map[string]bool{"resource": {}, "importable": {}, "data source": {}, "list resource": {}, "action": {}, "function": {}}
 	for _, factory := range p.Resources(ctx) {
 		r := factory()
 		name := resourceTypeName(ctx, r)
@@ -396,6 +413,20 @@ func servedTypes(t *testing.T) map[string]map[string]bool {
 		var resp datasource.MetadataResponse
 		factory().Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: "raytpu"}, &resp)
 		out["data source"][resp.TypeName] = true
+	}
+	if withLists, ok := p.(provider.ProviderWithListResources); ok {
+		for _, factory := range withLists.ListResources(ctx) {
+			var resp resource.MetadataResponse
+			factory().Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "raytpu"}, &resp)
+			out["list resource"][resp.TypeName] = true
+		}
+	}
+	if withActions, ok := p.(provider.ProviderWithActions); ok {
+		for _, factory := range withActions.Actions(ctx) {
+			var resp action.MetadataResponse
+			factory().Metadata(ctx, action.MetadataRequest{ProviderTypeName: "raytpu"}, &resp)
+			out["action"][resp.TypeName] = true
+		}
 	}
 	withFunctions, ok := p.(provider.ProviderWithFunctions)
 	if !ok {
