@@ -571,6 +571,7 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 		e.mu.Unlock()
 		if want && e.waitRayCRDsEstablished(ctx, c, current) == nil {
 			e.ctl.recordRayCRDs(RayCRDInstall{Cluster: c.Key, Start: enabled, End: time.Now()})
+			e.captureRayCRDs(ctx, c)
 			e.mu.Lock()
 			current := c.rayGen == gen
 			e.mu.Unlock()

@@ -330,7 +330,11 @@
 // ray-operator about 45 MB of memory (RSS) per cluster.
 //
 // Enabling the Ray Operator add-on creates the KubeRay CRDs (rayclusters, rayjobs, rayservices of
-// the ray-operator version in go.mod) Options.RayCRDDelay later; disabling it deletes them.
+// the ray-operator version in go.mod) Options.RayCRDDelay later; disabling it deletes them. The
+// first cluster creates them through its API; later clusters get copies of the objects it stored,
+// written into their storage with their own uid and times (ray_crds_seed.go: the same Established
+// CRDs, without the 8 CPU-seconds a kube-apiserver spends creating these multi-megabyte objects;
+// INFERRED equivalent).
 //
 // # Ray on the slices
 //

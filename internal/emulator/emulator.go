@@ -70,6 +70,8 @@ type Emulator struct {
 	dnsPKI   *dnsEndpointPKI
 	// rayAddon serves what the Ray Operator add-on's clusters share (kuberay_stack.go).
 	rayAddon rayAddonState
+	// crdTemplates are the KubeRay CRDs as the first cluster stored them (ray_crds_seed.go).
+	crdTemplates crdTemplates
 
 	mu    sync.Mutex
 	st    *state

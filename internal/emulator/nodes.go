@@ -424,6 +424,9 @@ var errSuperseded = errors.New("superseded by a newer add-on change")
 // installRayCRDs creates the KubeRay CRDs (what GKE's Ray Operator add-on installs). It gives up
 // with errSuperseded once current reports a newer add-on change.
 func (e *Emulator) installRayCRDs(ctx context.Context, c *cluster, current func() bool) error {
+	if seeded, err := e.seedRayCRDs(ctx, c, current); seeded || err != nil {
+		return err
+	}
 	api, crds, err := e.rayCRDs(c)
 	if err != nil {
 		return err
