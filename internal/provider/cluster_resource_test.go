@@ -249,8 +249,10 @@ func TestAccCluster_kubeRayLag(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				PreConfig:   func() { setCRDDelay(20 * time.Second) },
-				Config:      testAccClusterConfig(name, `timeouts = { create = "8s" }`),
+				// The create timeout leaves room for the cluster itself on a loaded machine (its
+				// kube-apiserver may take several seconds), and ends well before the CRDs come.
+				PreConfig:   func() { setCRDDelay(40 * time.Second) },
+				Config:      testAccClusterConfig(name, `timeouts = { create = "20s" }`),
 				ExpectError: regexp.MustCompile(`(?s)KubeRay Not Ready.*waiting for KubeRay in raytpu_cluster.*rayclusters\.ray\.io.*raise\s+the\s+timeouts`),
 			},
 			{
