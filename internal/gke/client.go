@@ -1,6 +1,3 @@
-// Package gke is the only code that talks to the GKE API (container.googleapis.com): client
-// construction and auth, retries, per-cluster locking, operation waiting and the translation of
-// failures into causes a user can act on.
 package gke
 
 import (
@@ -9,15 +6,15 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"time"
 
 	container "cloud.google.com/go/container/apiv1"
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/googleapis/gax-go/v2"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"golang.org/x/oauth2"
 	compute "google.golang.org/api/compute/v1"
 	"google.golang.org/api/option"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/netfail"
 )
 
 // Config configures a Client.
@@ -55,6 +52,7 @@ var noRetry = gax.WithRetry(func() gax.Retryer { return nil })
 
 // New builds a Client. It makes no API call.
 func New(ctx context.Context, cfg Config) (*Client, error) {
+	cfg.TokenSource = netfail.Tokens(cfg.TokenSource)
 	opts := []option.ClientOption{option.WithTokenSource(cfg.TokenSource)}
 	if cfg.Endpoint != "" {
 		if err := CheckEndpoint(cfg.Endpoint); err != nil {
@@ -130,38 +128,6 @@ func (c *Client) LockNodePool(ctx context.Context, id NodePoolID) (unlock func()
 		return nil, fmt.Errorf("waiting for other operations of this apply on %s: %w", id, err)
 	}
 	return unlock, nil
-}
-
-// call runs f, retrying retryable failures with backoff until ctx ends. A create that a retry
-// finds already done, after an attempt whose outcome is unknown, fails with *AlreadyCreatedError.
-func call[T any](ctx context.Context, c *Client, what string, f func(context.Context) (T, error)) (T, error) {
-	delay := c.retry.Initial
-	mayHaveTakenEffect := false
-	for attempt := 1; ; attempt++ {
-		result, err := f(ctx)
-		if err != nil && IsAlreadyExists(err) && mayHaveTakenEffect {
-			return result, &AlreadyCreatedError{err: err}
-		}
-		if err == nil || !retryable(err) {
-			return result, err
-		}
-		mayHaveTakenEffect = mayHaveTakenEffect || outcomeUnknown(err)
-		fields := map[string]any{"call": what, "attempt": attempt, "delay": delay.String(), "error": message(err)}
-		if Busy(err) {
-			// Operations not of this apply (another run, GKE's own upgrades, gcloud) hold the
-			// cluster: say what the apply waits for, since it may be a while.
-			tflog.Info(ctx, "GKE runs other operations on the cluster; waiting for them to finish", fields)
-		} else {
-			tflog.Debug(ctx, "retrying GKE API call", fields)
-		}
-		select {
-		case <-ctx.Done():
-			var zero T
-			return zero, fmt.Errorf("%w (gave up retrying %s after %d attempts: %v)", err, what, attempt, ctx.Err())
-		case <-time.After(delay):
-		}
-		delay = c.retry.next(delay)
-	}
 }
 
 // GetCluster reads a cluster.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 
@@ -78,39 +77,6 @@ func message(err error) string {
 		return s.Message()
 	}
 	return err.Error()
-}
-
-// retryable reports errors that a later identical request may not get: rate limits, server
-// errors, a cluster busy with other operations, and network failures. Errors only a change of
-// configuration can fix are never retried.
-func retryable(err error) bool {
-	if Busy(err) {
-		return true
-	}
-	switch code(err) {
-	case codes.Unavailable, codes.Internal, codes.DeadlineExceeded, codes.Aborted:
-		return true
-	case codes.ResourceExhausted:
-		// 429 rate limits clear with time; quota exhaustion does not.
-		return !strings.Contains(strings.ToLower(message(err)), "quota")
-	}
-	var netErr net.Error
-	return errors.As(err, &netErr)
-}
-
-// outcomeUnknown reports a failure after which the request may have taken effect in GKE: the
-// connection broke or timed out, or a front end answered 5xx after passing the request on. A
-// rejection GKE explains (429, 4xx, "busy") means it did not act.
-func outcomeUnknown(err error) bool {
-	if Busy(err) {
-		return false
-	}
-	switch code(err) {
-	case codes.Unavailable, codes.Internal, codes.DeadlineExceeded, codes.Unknown:
-		return true
-	}
-	var netErr net.Error
-	return errors.As(err, &netErr)
 }
 
 // AlreadyCreatedError is a create that a retry found already done, after an earlier attempt whose

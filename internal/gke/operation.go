@@ -3,7 +3,6 @@ package gke
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -38,23 +37,6 @@ func (p PollSchedule) WithMax(bound time.Duration) PollSchedule {
 // gap is how long to wait before the next read, waited having passed.
 func (p PollSchedule) gap(waited time.Duration) time.Duration {
 	return min(max(time.Duration(float64(waited)*p.Fraction), p.Initial), p.Max)
-}
-
-// Backoff spaces retries of failed calls, with jitter so that parallel callers spread out.
-type Backoff struct {
-	Initial time.Duration
-	Max     time.Duration
-}
-
-// DefaultBackoff starts at one second and settles at thirty.
-var DefaultBackoff = Backoff{Initial: time.Second, Max: 30 * time.Second}
-
-func (b Backoff) next(prev time.Duration) time.Duration {
-	next := prev*2 + time.Duration(rand.Int64N(int64(prev)/2+1))
-	if next > b.Max {
-		return b.Max
-	}
-	return next
 }
 
 // OperationError is an operation that finished with an error.

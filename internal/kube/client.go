@@ -28,6 +28,8 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/netfail"
 )
 
 // Cluster is how to reach one cluster's API server, as the GKE API describes it.
@@ -96,7 +98,7 @@ func NewClient(c Cluster) (*Client, error) {
 		TLSClientConfig: rest.TLSClientConfig{CAData: caPEM},
 		// The token goes in the Authorization header only; rest.Config never holds it, so no
 		// dump of the config can show it.
-		WrapTransport:  transport.ResettableTokenSourceWrapTransport(transport.NewCachedTokenSource(taggedTokenSource{c.TokenSource})),
+		WrapTransport:  transport.ResettableTokenSourceWrapTransport(transport.NewCachedTokenSource(netfail.Tokens(c.TokenSource))),
 		UserAgent:      ua,
 		Timeout:        requestTimeout,
 		QPS:            20,
@@ -213,24 +215,6 @@ func decodeCA(b64 string) ([]byte, error) {
 	}
 	return pemBytes, nil
 }
-
-// taggedTokenSource marks the token source's errors, so that a wait can tell a token that cannot
-// be had from trouble on the way to the API server.
-type taggedTokenSource struct{ ts oauth2.TokenSource }
-
-func (t taggedTokenSource) Token() (*oauth2.Token, error) {
-	tok, err := t.ts.Token()
-	if err != nil {
-		return nil, &tokenError{err: err}
-	}
-	return tok, nil
-}
-
-// tokenError is a failure to get the access token.
-type tokenError struct{ err error }
-
-func (e *tokenError) Error() string { return "getting the Google access token: " + e.err.Error() }
-func (e *tokenError) Unwrap() error { return e.err }
 
 // Reach checks that the API server answers with the client's credentials (GET /version), retrying
 // network trouble every poll (DefaultPollInterval when ≤ 0) until ctx ends. A refused certificate

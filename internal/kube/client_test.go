@@ -18,6 +18,8 @@ import (
 
 	"golang.org/x/oauth2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/netfail"
 )
 
 // selfSignedCA returns a fresh CA certificate as PEM, unrelated to any cluster.
@@ -131,13 +133,13 @@ func TestWrongCA(t *testing.T) {
 	if err == nil {
 		t.Fatal("SliceHosts with the wrong CA succeeded")
 	}
-	if !isTLSVerification(err) || !strings.Contains(err.Error(), "does not trust") || !strings.Contains(err.Error(), "masterAuth.clusterCaCertificate") {
+	if !netfail.TLSVerification(err) || !strings.Contains(err.Error(), "does not trust") || !strings.Contains(err.Error(), "masterAuth.clusterCaCertificate") {
 		t.Errorf("SliceHosts with the wrong CA: error %q should say the cluster CA does not trust the certificate", err)
 	}
 
 	start := time.Now()
 	_, err = c.WaitForKubeRay(testContext(t, 30*time.Second), testPoll)
-	if err == nil || !isTLSVerification(err) || errors.Is(err, context.DeadlineExceeded) {
+	if err == nil || !netfail.TLSVerification(err) || errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("WaitForKubeRay with the wrong CA: error = %v, want a TLS verification error", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {

@@ -2,8 +2,6 @@ package kube
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -12,6 +10,8 @@ import (
 
 	"golang.org/x/oauth2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/netfail"
 )
 
 // explain adds what a user can act on to the errors that have a known cause (an untrusted
@@ -20,7 +20,7 @@ func (c *Client) explain(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case isTLSVerification(err):
+	case netfail.TLSVerification(err):
 		return fmt.Errorf("the API server at %s presented a certificate that the cluster CA certificate "+
 			"(masterAuth.clusterCaCertificate) does not trust: %w", c.host, err)
 	case apierrors.IsUnauthorized(err):
@@ -48,13 +48,13 @@ func CannotObserve(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, ErrNotObserved) || isTLSVerification(err) || apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) {
+	if errors.Is(err, ErrNotObserved) || netfail.TLSVerification(err) || apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) {
 		return true
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false // a wait cut short after it had observed what it waited for
 	}
-	var terr *tokenError
+	var terr *netfail.TokenError
 	if errors.As(err, &terr) {
 		return true
 	}
@@ -66,20 +66,10 @@ func CannotObserve(err error) bool {
 	return errors.As(err, &nerr)
 }
 
-func isTLSVerification(err error) bool {
-	var (
-		verr *tls.CertificateVerificationError
-		uerr x509.UnknownAuthorityError
-		herr x509.HostnameError
-		cerr x509.CertificateInvalidError
-	)
-	return errors.As(err, &verr) || errors.As(err, &uerr) || errors.As(err, &herr) || errors.As(err, &cerr)
-}
-
 // retryable tells whether a wait should try again after err: network trouble, timeouts, 429 and
 // 5xx answers are passing; a certificate, a token or a request the API server refuses is not.
 func retryable(err error) bool {
-	if err == nil || isTLSVerification(err) {
+	if err == nil || netfail.TLSVerification(err) {
 		return false
 	}
 	var status apierrors.APIStatus
@@ -87,16 +77,16 @@ func retryable(err error) bool {
 		code := status.Status().Code
 		return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
 	}
-	var terr *tokenError
+	var terr *netfail.TokenError
 	if errors.As(err, &terr) {
 		// Only a token endpoint that is down or unreachable may be back; a refused or missing
 		// credential stays so.
 		var rerr *oauth2.RetrieveError
-		if errors.As(terr.err, &rerr) {
+		if errors.As(terr.Err, &rerr) {
 			return rerr.Response != nil && rerr.Response.StatusCode >= 500
 		}
 		var nerr net.Error
-		return errors.As(terr.err, &nerr)
+		return errors.As(terr.Err, &nerr)
 	}
 	var nerr net.Error
 	if errors.As(err, &nerr) {
