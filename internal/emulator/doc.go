@@ -93,6 +93,15 @@
 // tpuTopology given (capacity-facts.md §5). Resource policies and Compute operations persist
 // with the state.
 //
+// # Credentials
+//
+// At /token (TokenURL) the emulator answers as Google's OAuth 2.0 token endpoint does for the
+// refresh token grant of authorized_user credentials, the kind Application Default Credentials
+// hold after `gcloud auth application-default login` (oauth.go): RefreshToken gets Token(); any
+// other refresh token, one revoked or expired, gets 400 {"error": "invalid_grant",
+// "error_description": "Token has been expired or revoked."}, Google's words (RFC 6749 §5.2;
+// googleworkspace/python-samples#1644).
+//
 // # Reaching a cluster
 //
 // GKE's control plane endpoints (containerpb ControlPlaneEndpointsConfig, PrivateClusterConfig;

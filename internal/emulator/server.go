@@ -20,13 +20,14 @@ type route struct {
 	name resourceName
 }
 
-// handler serves the GKE API under /v1/, Compute Engine under /compute/v1/ and the control API
-// under /emulator/v1/.
+// handler serves the GKE API under /v1/, Compute Engine under /compute/v1/, the control API
+// under /emulator/v1/ and the OAuth 2.0 token endpoint at /token.
 func (e *Emulator) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/", e.serveGKE)
 	mux.HandleFunc(computePrefix, e.serveCompute)
 	mux.Handle(controlPrefix, e.controlHandler())
+	mux.HandleFunc(tokenPath, e.serveToken)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errNotFound("The requested URL %s was not found on this server.", r.URL.Path))
 	})
