@@ -142,6 +142,14 @@ func Advice(err error) string {
 	return ""
 }
 
+// Advised is err with the message of WithAdvice, still wrapping err, for an error passed on.
+func Advised(err error) error { return &advisedError{err} }
+
+type advisedError struct{ err error }
+
+func (e *advisedError) Error() string { return WithAdvice(e.err) }
+func (e *advisedError) Unwrap() error { return e.err }
+
 // WithAdvice appends Advice to err's message, for diagnostics.
 func WithAdvice(err error) string {
 	if advice := Advice(err); advice != "" {

@@ -77,6 +77,8 @@ func (r *clusterCredentialsEphemeral) Configure(_ context.Context, req ephemeral
 }
 
 func (r *clusterCredentialsEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
+	ctx, cancel := withPlanTimeout(ctx)
+	defer cancel()
 	var m clusterCredentialsModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

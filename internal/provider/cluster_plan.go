@@ -21,6 +21,8 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
 	}
+	ctx, cancel := withPlanTimeout(ctx)
+	defer cancel()
 	var plan clusterResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -87,15 +89,17 @@ func (r *clusterResource) checkMinMasterVersion(ctx context.Context, plan cluste
 	if plan.Project.IsUnknown() || plan.Location.IsUnknown() || plan.ReleaseChannel.IsUnknown() {
 		return diags
 	}
-	client, err := r.data.gkeClient(ctx)
-	if err != nil {
+	client := r.planClient(ctx, "planning raytpu_cluster ("+plan.clusterID().String()+")", &diags)
+	if client == nil {
 		return diags
 	}
 	if _, err := r.resolveMasterVersion(ctx, client, plan); err != nil {
 		var verr *gke.VersionError
-		if errors.As(err, &verr) {
+		switch {
+		case errors.As(err, &verr):
 			diags.AddAttributeError(attr, "Unsupported GKE Version", err.Error()+".")
-		} else {
+		case reportUnreachable(&diags, "planning raytpu_cluster ("+plan.clusterID().String()+")", err):
+		default:
 			tflog.Debug(ctx, "GKE versions not readable at plan time", map[string]any{"error": err.Error()})
 		}
 	}
@@ -107,7 +111,7 @@ func (r *clusterResource) checkMinMasterVersion(ctx context.Context, plan cluste
 func (r *clusterResource) resolveMasterVersion(ctx context.Context, client *gke.Client, m clusterResourceModel) (string, error) {
 	sc, err := r.data.serverConfig(ctx, client, m.Project.ValueString(), m.Location.ValueString())
 	if err != nil {
-		return "", fmt.Errorf("reading the GKE versions offered in %s: %s", m.Location.ValueString(), gke.WithAdvice(err))
+		return "", fmt.Errorf("reading the GKE versions offered in %s: %w", m.Location.ValueString(), gke.Advised(err))
 	}
 	channel := expandReleaseChannel(m.ReleaseChannel).GetChannel()
 	return gke.ResolveMasterVersion(m.MinMasterVersion.ValueString(), gke.MasterVersionsOffered(sc, channel),

@@ -69,14 +69,23 @@ func emulatorLog(format string, args ...any) {
 
 // testAccProviderConfig points the provider at the emulator.
 func testAccProviderConfig() string {
+	return providerConfigAt(testEmulator.Endpoint(), true)
+}
+
+// providerConfigAt is the provider pointed at endpoint, with the emulator's token unless
+// withToken is false (then the credentials come from the environment).
+func providerConfigAt(endpoint string, withToken bool) string {
+	token := ""
+	if withToken {
+		token = fmt.Sprintf("  access_token            = %q\n", testEmulator.Token())
+	}
 	return fmt.Sprintf(`
 provider "raytpu" {
   project                 = %q
   location                = %q
   container_endpoint      = %q
   compute_endpoint        = %q
-  access_token            = %q
   operation_poll_interval = "250ms"
-}
-`, testProject, testLocation, testEmulator.Endpoint(), testEmulator.ComputeEndpoint(), testEmulator.Token())
+%s}
+`, testProject, testLocation, endpoint, testEmulator.ComputeEndpoint(), token)
 }

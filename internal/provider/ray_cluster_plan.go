@@ -152,6 +152,8 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if req.Plan.Raw.IsNull() {
 		return
 	}
+	ctx, cancel := withPlanTimeout(ctx)
+	defer cancel()
 	var plan rayClusterModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -181,7 +183,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 	} else {
 		plan.InSync = types.BoolValue(true)
 	}
-	if client := r.planClient(ctx); client != nil && !plan.WorkerGroups.IsUnknown() {
+	if client := r.planClient(ctx, "planning raytpu_ray_cluster", &resp.Diagnostics); client != nil && !plan.WorkerGroups.IsUnknown() {
 		var groups []rayWorkerGroupModel
 		resp.Diagnostics.Append(plan.WorkerGroups.ElementsAs(ctx, &groups, false)...)
 		var shaped []shapedGroup
@@ -202,18 +204,6 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-// planClient is the GKE client for plan-time reads, nil before the provider is configured.
-func (r *rayClusterResource) planClient(ctx context.Context) *gke.Client {
-	if r.data == nil {
-		return nil
-	}
-	c, err := r.data.gkeClient(ctx)
-	if err != nil {
-		return nil
-	}
-	return c
 }
 
 // rayNamesFor looks the Ray version up; known is false while it is unknown or unparsable.

@@ -73,6 +73,8 @@ func (r *rayClusterResource) Create(ctx context.Context, req resource.CreateRequ
 }
 
 func (r *rayClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, cancel := withPlanTimeout(ctx)
+	defer cancel()
 	var state rayClusterModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

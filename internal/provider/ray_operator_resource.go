@@ -139,6 +139,8 @@ func (r *rayOperatorResource) Create(ctx context.Context, req resource.CreateReq
 }
 
 func (r *rayOperatorResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, cancel := withPlanTimeout(ctx)
+	defer cancel()
 	var state rayOperatorResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

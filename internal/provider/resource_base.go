@@ -55,6 +55,39 @@ func invalidImportID(resp *resource.ImportStateResponse, err error) {
 	resp.Diagnostics.AddError("Invalid Import ID", err.Error()+".")
 }
 
+// planTimeout bounds what plan and refresh ask of GKE and of a cluster's API server: each Read,
+// ModifyPlan and Open. Their reads answer within a second; the retry policy gives up on a
+// transient failure within about twenty seconds, and this deadline ends whatever still waits (a
+// server that takes connections and never answers), so that a plan ends with the cause instead
+// of hanging.
+const planTimeout = 45 * time.Second
+
+// withPlanTimeout bounds ctx by planTimeout.
+func withPlanTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, planTimeout)
+}
+
+// planClient is the GKE client for plan-time reads: nil before the provider is configured, and nil
+// with an error in diags when it cannot be built (no credentials), since the reads it would make
+// cannot be made at apply either.
+func (b *resourceBase) planClient(ctx context.Context, action string, diags *diag.Diagnostics) *gke.Client {
+	if b.data == nil {
+		return nil
+	}
+	return b.client(ctx, action, diags)
+}
+
+// reportUnreachable adds an error for a plan-time read that failed because GKE cannot be reached
+// or authenticated to at all (see gke.AccessError), and reports whether it did. Other failures
+// are the caller's to judge: a cluster that does not exist yet is created in the same apply.
+func reportUnreachable(diags *diag.Diagnostics, action string, err error) bool {
+	if !gke.IsAccessError(err) {
+		return false
+	}
+	diags.AddError("Cannot Reach GKE", fmt.Sprintf("%s: %s.", action, err))
+	return true
+}
+
 // withTimeout bounds ctx by the resource's configured timeout for one action (fallback when unset).
 // ok is false when the timeout could not be read; the diagnostics then say why.
 func withTimeout(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),

@@ -98,7 +98,9 @@ func (r *sliceResource) checkOffered(ctx context.Context, client *gke.Client, id
 	var diags diag.Diagnostics
 	sc, err := r.data.serverConfig(ctx, client, id.Project, id.Location)
 	if err != nil {
-		tflog.Debug(ctx, "GKE versions not readable at plan time", map[string]any{"location": id.Location, "error": err.Error()})
+		if !reportUnreachable(&diags, fmt.Sprintf("reading the GKE versions offered in %s", id.Location), err) {
+			tflog.Debug(ctx, "GKE versions not readable at plan time", map[string]any{"location": id.Location, "error": err.Error()})
+		}
 		return diags
 	}
 	if _, err := gke.ResolveMasterVersion(written, sc.GetValidNodeVersions(), "for nodes in "+id.Location); err != nil {
@@ -114,6 +116,8 @@ func (r *sliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if req.Plan.Raw.IsNull() {
 		return
 	}
+	ctx, cancel := withPlanTimeout(ctx)
+	defer cancel()
 	var plan, config sliceResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
@@ -201,17 +205,24 @@ func (r *sliceResource) planFromCluster(ctx context.Context, plan, state *sliceR
 	if plan.NodeVersion.IsUnknown() {
 		return
 	}
-	client, err := r.data.gkeClient(ctx)
-	if err != nil {
+	client := r.planClient(ctx, fmt.Sprintf("planning raytpu_slice on %s", id), &resp.Diagnostics)
+	if client == nil {
 		return
 	}
 	cluster, err := r.data.cluster(ctx, client, id)
-	if err != nil {
-		// The cluster is created in the same apply, or unreachable now: apply resolves the version.
-		tflog.Debug(ctx, "cluster not readable at plan time", map[string]any{"cluster": id.String(), "error": err.Error()})
+	switch {
+	case gke.IsNotFound(err):
+		// The cluster is created in the same apply: apply resolves the version.
+		tflog.Debug(ctx, "cluster not there yet at plan time", map[string]any{"cluster": id.String()})
 		if v := plan.NodeVersion.ValueString(); v != "" && v != "-" {
 			resp.Diagnostics.Append(r.checkOffered(ctx, client, id, v)...)
 		}
+		return
+	case reportUnreachable(&resp.Diagnostics, fmt.Sprintf("planning raytpu_slice on %s", id), err):
+		return
+	case err != nil:
+		resp.Diagnostics.AddAttributeError(path.Root("cluster"), "Error Reading Cluster",
+			fmt.Sprintf("planning raytpu_slice on %s: %s", id, gke.WithAdvice(err)))
 		return
 	}
 	resp.Diagnostics.Append(checkManagement(*plan, channelName(cluster), choices[0].flexible())...)

@@ -35,6 +35,8 @@ func (r *sliceResource) Metadata(_ context.Context, req resource.MetadataRequest
 }
 
 func (r *sliceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, cancel := withPlanTimeout(ctx)
+	defer cancel()
 	var state sliceResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
