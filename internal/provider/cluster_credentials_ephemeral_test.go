@@ -26,6 +26,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/acctest"
@@ -119,19 +120,7 @@ resource "raytpu_cluster" "test" {
   deletion_protection = false
 }
 `
-	withKube := cluster + `
-ephemeral "raytpu_cluster_credentials" "test" {
-  cluster = raytpu_cluster.test.id
-}
-
-provider "kubecheck" {
-  host                   = ephemeral.raytpu_cluster_credentials.test.endpoint
-  cluster_ca_certificate = ephemeral.raytpu_cluster_credentials.test.cluster_ca_certificate
-  token                  = ephemeral.raytpu_cluster_credentials.test.token
-}
-
-resource "kubecheck_server" "test" {}
-`
+	withKube := cluster + kubecheckOnCredentials
 	noToken := noTokenCheck{token: token}
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
@@ -158,6 +147,67 @@ resource "kubecheck_server" "test" {}
 		},
 	})
 }
+
+// TestAccClusterCredentials_firstApply plans and applies a new cluster and a provider configured
+// with its ephemeral credentials from an empty state, in one apply, as the kubernetes-and-helm
+// guide does: the credentials stay unknown while planning and are opened once the cluster exists.
+func TestAccClusterCredentials_firstApply(t *testing.T) {
+	t.Parallel()
+	acctest.RequireCLI(t, testCLI, acctest.EphemeralResources)
+	const name = "acc-credentials-first"
+	config := testAccClusterConfig(name, "") + kubecheckOnCredentials
+	noToken := noTokenCheck{token: testEmulator.Token()}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
+			"raytpu":    testAccProtoV6ProviderFactories["raytpu"],
+			"kubecheck": providerserver.NewProtocol6WithError(&kubeCheckProvider{}),
+		},
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("raytpu_cluster.test", plancheck.ResourceActionCreate),
+				plancheck.ExpectResourceAction("kubecheck_server.test", plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("kubecheck_server.test", tfjsonpath.New("git_version"), knownvalue.StringRegexp(regexp.MustCompile(`^v1\.`))),
+				noToken,
+			},
+			// Nothing read the cluster before it existed.
+			Check: clusterRequestsAnswered(name, "GetCluster", http.StatusNotFound, 0),
+		}},
+	})
+}
+
+// clusterRequestsAnswered checks how many rpc requests on cluster name the emulator answered with
+// status.
+func clusterRequestsAnswered(name, rpc string, status, want int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		n, err := requestsAnswered(rpc, status, func(p string) bool { return strings.HasSuffix(p, "/clusters/"+name) })
+		if err != nil {
+			return err
+		}
+		if n != want {
+			return fmt.Errorf("the emulator answered %d %s requests on %s with %d, want %d", n, rpc, name, status, want)
+		}
+		return nil
+	}
+}
+
+// kubecheckOnCredentials configures kubecheck, as the kubernetes provider is configured, with the
+// ephemeral credentials of raytpu_cluster.test, and has it read the API server's version.
+const kubecheckOnCredentials = `
+ephemeral "raytpu_cluster_credentials" "test" {
+  cluster = raytpu_cluster.test.id
+}
+
+provider "kubecheck" {
+  host                   = ephemeral.raytpu_cluster_credentials.test.endpoint
+  cluster_ca_certificate = ephemeral.raytpu_cluster_credentials.test.cluster_ca_certificate
+  token                  = ephemeral.raytpu_cluster_credentials.test.token
+}
+
+resource "kubecheck_server" "test" {}
+`
 
 // noTokenCheck fails when the token shows anywhere in the plan (the JSON of the saved plan file)
 // or the state.

@@ -15,8 +15,11 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
-// ModifyPlan fills project and location from the provider, so the id is known in the plan, and
-// checks a new min_master_version (see checkMinMasterVersion).
+// ModifyPlan fills project and location from the provider and checks a new min_master_version
+// (see checkMinMasterVersion). The id of a cluster being created or replaced stays unknown, as
+// the google provider's does: what references it waits for the cluster (an ephemeral
+// raytpu_cluster_credentials is not opened before it exists), and the slices and RayClusters on a
+// replaced cluster, which GKE deletes with it, are replaced in the same apply.
 func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
@@ -41,9 +44,6 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	fillDefault(&plan.Project, r.data.project, "project")
 	fillDefault(&plan.Location, r.data.location, "location")
-	if !plan.Project.IsUnknown() && !plan.Location.IsUnknown() && !plan.Name.IsUnknown() {
-		plan.ID = types.StringValue(gke.ClusterID{Project: plan.Project.ValueString(), Location: plan.Location.ValueString(), Name: plan.Name.ValueString()}.String())
-	}
 	var state *clusterResourceModel
 	if !req.State.Raw.IsNull() {
 		state = &clusterResourceModel{}

@@ -47,10 +47,11 @@ func TestAccCluster_lifecycle(t *testing.T) {
 				},
 				Config: testAccClusterConfig(name, `resource_labels = { team = "ml" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("id"), knownvalue.StringExact(id)),
+					plancheck.ExpectUnknownValue("raytpu_cluster.test", tfjsonpath.New("id")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					sameID.AddStateValue("raytpu_cluster.test", tfjsonpath.New("id")),
+					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("id"), knownvalue.StringExact(id)),
 					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("status"), knownvalue.StringExact("RUNNING")),
 					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("endpoint"), knownvalue.StringRegexp(regexp.MustCompile(`^127\.0\.0\.1:\d+$`))),
 					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("ca_certificate"), knownvalue.NotNull()),

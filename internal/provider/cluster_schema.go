@@ -60,9 +60,12 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"`system`, holds the Ray head and system pods; add TPU slices with `raytpu_slice`.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "`projects/{project}/locations/{location}/clusters/{name}`.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				Computed: true,
+				MarkdownDescription: "`projects/{project}/locations/{location}/clusters/{name}`. Unknown in the plan of a cluster " +
+					"being created or replaced, so that what references it waits for it: `raytpu_cluster_credentials` is opened " +
+					"once the cluster exists, and the slices and RayClusters of a replaced cluster, which GKE deletes with it, " +
+					"are replaced in the same apply.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"name": schema.StringAttribute{
 				Required:            true,

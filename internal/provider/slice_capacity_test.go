@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -33,21 +34,30 @@ func setZoneCapacity(t *testing.T, zone, generation, kind string, chips int) {
 // clusterRequests checks that the emulator answered want requests of rpc on cluster.
 func clusterRequests(cluster gke.ClusterID, rpc string, want int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		records, err := testEmulator.Requests(context.Background())
+		n, err := requestsAnswered(rpc, http.StatusOK, func(p string) bool { return strings.Contains(p, "/clusters/"+cluster.Name+"/") })
 		if err != nil {
 			return err
-		}
-		n := 0
-		for _, r := range records {
-			if r.RPC == rpc && r.Status == 200 && strings.Contains(r.Path, "/clusters/"+cluster.Name+"/") {
-				n++
-			}
 		}
 		if n != want {
 			return fmt.Errorf("the emulator answered %d %s requests on %s, want %d", n, rpc, cluster, want)
 		}
 		return nil
 	}
+}
+
+// requestsAnswered counts the rpc requests the emulator answered with status whose path matches.
+func requestsAnswered(rpc string, status int, matches func(path string) bool) (int, error) {
+	records, err := testEmulator.Requests(context.Background())
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range records {
+		if r.RPC == rpc && r.Status == status && matches(r.Path) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 func capacityUsed(zone, kind string, attempt int64) knownvalue.Check {

@@ -145,11 +145,6 @@ func (r *sliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("topology"), path.Root("generation"), path.Root("accelerator_type"), path.Root("chips_per_host"))
 		}
 	}
-	if state == nil {
-		if id, err := gke.ParseClusterID(plan.Cluster.ValueString()); err == nil && !plan.Cluster.IsUnknown() && !plan.Name.IsUnknown() {
-			plan.ID = types.StringValue(gke.NodePoolID{Cluster: id, Name: plan.Name.ValueString()}.String())
-		}
-	}
 	if config.Generation.IsNull() {
 		plan.Generation = types.StringValue(s.Generation.Name)
 	}
@@ -241,15 +236,16 @@ func (r *sliceResource) planFromCluster(ctx context.Context, plan, state *sliceR
 }
 
 // planPlacementPolicy plans the workload policy of a multi-host tpu7x slice whose configuration
-// names none: the one raytpu makes for it, named after its id (unknown until the id is).
+// names none: the one raytpu makes for it, named after its node pool (unknown until the cluster
+// and the name are known).
 func planPlacementPolicy(plan *sliceResourceModel, config sliceResourceModel, s *tpu.Slice) {
 	switch {
 	case !config.PlacementPolicyName.IsNull():
 	case s.Placement != tpu.PlacementWorkloadPolicy:
 		plan.PlacementPolicyName = types.StringNull()
-	case plan.PlacementPolicyName.IsUnknown() && !plan.ID.IsUnknown():
-		if id, err := gke.ParseNodePoolID(plan.ID.ValueString()); err == nil {
-			plan.PlacementPolicyName = types.StringValue(workloadPolicyName(id))
+	case plan.PlacementPolicyName.IsUnknown() && !plan.Cluster.IsUnknown() && !plan.Name.IsUnknown():
+		if cluster, err := gke.ParseClusterID(plan.Cluster.ValueString()); err == nil {
+			plan.PlacementPolicyName = types.StringValue(workloadPolicyName(gke.NodePoolID{Cluster: cluster, Name: plan.Name.ValueString()}))
 		}
 	}
 }

@@ -84,9 +84,10 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"returned. The outputs feed Ray and KubeRay directly.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "`projects/{project}/locations/{location}/clusters/{cluster}/nodePools/{name}`.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				Computed: true,
+				MarkdownDescription: "`projects/{project}/locations/{location}/clusters/{cluster}/nodePools/{name}`. Unknown in the " +
+					"plan of a slice being created or replaced.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"cluster": schema.StringAttribute{
 				Required:            true,
