@@ -60,10 +60,10 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// checkMinMasterVersion checks min_master_version against the Ray add-on's minimum, against the
-// versions the location offers in the cluster's release channel (when they can be read), and,
-// for a cluster that exists (state), against its current version: GKE cannot downgrade a control
-// plane.
+// checkMinMasterVersion checks min_master_version against the Ray add-on's minimum and, unless
+// the cluster's control plane already meets it, against the versions the location offers in the
+// cluster's release channel (when they can be read). It is a minimum: a control plane GKE has
+// upgraded past it is fine, and a version the channel no longer offers is then no concern.
 func (r *clusterResource) checkMinMasterVersion(ctx context.Context, plan clusterResourceModel, state *clusterResourceModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	attr := path.Root("min_master_version")
@@ -78,13 +78,8 @@ func (r *clusterResource) checkMinMasterVersion(ctx context.Context, plan cluste
 				want, tpu.RayOperatorMinVersion, tpu.RayOperatorMinVersion))
 		return diags
 	}
-	if state != nil {
-		if current, err := tpu.ParseVersion(state.MasterVersion.ValueString()); err == nil && current.IsExact() && !want.CanMeet(current) {
-			diags.AddAttributeError(attr, "GKE Downgrade Refused",
-				fmt.Sprintf("min_master_version %s is below the cluster's current version %s: GKE cannot downgrade a control plane. "+
-					"Keep %s or later, or replace the cluster.", want, current, current))
-			return diags
-		}
+	if state != nil && meetsMinimum(state.MasterVersion.ValueString(), want) {
+		return diags
 	}
 	if plan.Project.IsUnknown() || plan.Location.IsUnknown() || plan.ReleaseChannel.IsUnknown() {
 		return diags
@@ -104,6 +99,14 @@ func (r *clusterResource) checkMinMasterVersion(ctx context.Context, plan cluste
 		}
 	}
 	return diags
+}
+
+// meetsMinimum reports whether the exact control plane version current is at or above minimum: at or
+// above the lowest version of a partial one (1.34 is met by 1.34.0-gke.1 and by 1.35.1-gke.5),
+// never for latest, which names whatever is newest.
+func meetsMinimum(current string, minimum tpu.Version) bool {
+	c, err := tpu.ParseVersion(current)
+	return err == nil && c.IsExact() && !minimum.IsLatest() && !c.Less(minimum)
 }
 
 // resolveMasterVersion is the exact control plane version to request for min_master_version:

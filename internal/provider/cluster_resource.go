@@ -145,13 +145,13 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	if !plan.WorkloadIdentity.Equal(state.WorkloadIdentity) {
 		updates = append(updates, &containerpb.ClusterUpdate{DesiredWorkloadIdentityConfig: expandWorkloadIdentity(plan)})
 	}
-	if !plan.MinMasterVersion.IsNull() && (!plan.MinMasterVersion.Equal(state.MinMasterVersion) || !plan.ReleaseChannel.Equal(state.ReleaseChannel)) {
+	if r.belowMinimum(plan, state) {
+		// A minimum: a control plane GKE has already taken past it stays where it is.
 		version, err := r.resolveMasterVersion(ctx, client, plan)
 		switch {
 		case err != nil:
 			resp.Diagnostics.AddAttributeError(path.Root("min_master_version"), "Unsupported GKE Version", fmt.Sprintf("updating raytpu_cluster (%s): %s.", id, err))
 		case olderThan(state.MasterVersion.ValueString(), version):
-			// A minimum: a control plane GKE has already taken past it stays where it is.
 			updates = append(updates, &containerpb.ClusterUpdate{DesiredMasterVersion: version})
 		}
 	}
@@ -280,6 +280,16 @@ func readCluster(ctx context.Context, client *gke.Client, cluster *containerpb.C
 	diags.Append(d...)
 	m.KubeRay = kubeRay
 	return diags
+}
+
+// belowMinimum reports whether an update must look for a control plane version: min_master_version
+// or the release channel changed, and the control plane does not meet min_master_version.
+func (r *clusterResource) belowMinimum(plan, state clusterResourceModel) bool {
+	if plan.MinMasterVersion.IsNull() || (plan.MinMasterVersion.Equal(state.MinMasterVersion) && plan.ReleaseChannel.Equal(state.ReleaseChannel)) {
+		return false
+	}
+	minimum, err := tpu.ParseVersion(plan.MinMasterVersion.ValueString())
+	return err != nil || !meetsMinimum(state.MasterVersion.ValueString(), minimum)
 }
 
 // olderThan reports whether the exact version current is older than want; an unreadable current

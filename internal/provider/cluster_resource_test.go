@@ -95,24 +95,6 @@ func TestAccCluster_lifecycle(t *testing.T) {
 					})),
 				},
 			},
-			{
-				// Lowering the version is refused at plan time.
-				Config: testAccClusterConfig(name, `resource_labels    = { team = "ml", cost = "research" }
-  release_channel    = "RAPID"
-  min_master_version = "1.34.0-gke.2201000"
-  workload_identity  = false
-  ray_operator       = { logging = true, monitoring = true }`),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)GKE Downgrade Refused.*cannot downgrade`),
-			},
-			{
-				Config: testAccClusterConfig(name, `resource_labels    = { team = "ml", cost = "research" }
-  release_channel    = "RAPID"
-  min_master_version = "1.35"
-  workload_identity  = false
-  ray_operator       = { logging = true, monitoring = true }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
 		},
 	})
 }

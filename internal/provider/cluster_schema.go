@@ -95,7 +95,10 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"min_master_version": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Lowest control plane version, such as `1.31` or `1.31.2-gke.1115000`; at least " +
-					tpu.RayOperatorMinVersion.String() + " (the Ray Operator add-on's minimum). Raising it upgrades in place; lowering it is refused.",
+					tpu.RayOperatorMinVersion.String() + " (the Ray Operator add-on's minimum). A minimum: a control plane at or above " +
+					"it, where GKE's automatic upgrades take it, is left as it is, whatever the release channel offers now; one below " +
+					"it is upgraded in place to the newest version of the release channel that matches it. `master_version` " +
+					"shows the version in effect.",
 			},
 			"network": schema.StringAttribute{
 				Optional: true, Computed: true, MarkdownDescription: "VPC network: its name, path or self link (the `id` of a `google_compute_network`); GKE's default when unset. GKE reports the name; another spelling of the same network changes nothing.",
