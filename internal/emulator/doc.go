@@ -138,8 +138,13 @@
 //     terraform-provider-google #15205 and #15579).
 //
 // Cluster updates model desiredAddonsConfig, desiredMasterVersion and desiredReleaseChannel;
-// node pool updates model nodeVersion, labels, taints and resourceLabels and refuse a new
-// machineType or locations. Other fields are accepted and ignored.
+// node pool updates (UpgradeNodes operations, the pool RECONCILING meanwhile) model nodeVersion,
+// labels, taints, resourceLabels, and in place, as GKE migrates the nodes, machineType, diskType,
+// diskSizeGb (at least 10GB) and maxRunDuration (flex-start's seven days at most), after the
+// UpdateNodePoolRequest field comments and GKE's "Vertically scale your node pools"; a TPU slice's
+// machine type is refused (INFERRED: its topology follows from it), and so are new locations.
+// SetNodePoolSize resizes any pool but a multi-host TPU slice, the cluster's CPU pools included
+// ("Resize a node pool"). Other fields are accepted and ignored.
 //
 // Node pools are validated against the emulator's own TPU tables in internal/emulator/gketpu
 // (machine_types.txt and rules.txt, a source on every row: GKE's documentation, GKE's cluster

@@ -207,8 +207,8 @@ func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Ope
 	if req.ResourceLabels != nil {
 		next.Config.ResourceLabels = req.ResourceLabels.Labels
 	}
-	if req.MachineType != "" && req.MachineType != next.Config.MachineType {
-		return nil, errInvalid("Node pool %q: changing the machine type of a node pool is not supported by the emulator; create a new node pool.", p.PB.Name)
+	if err := applyNodeConfigUpdate(p, &req, next.Config); err != nil {
+		return nil, err
 	}
 	if len(req.Locations) > 0 {
 		return nil, errInvalid("Node pool %q: changing node locations is not supported by the emulator.", p.PB.Name)
@@ -251,6 +251,42 @@ func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Ope
 			e.refreshNodeVersionLocked(c)
 		},
 	}), nil
+}
+
+// applyNodeConfigUpdate applies the machine attributes an UpdateNodePoolRequest sets to cfg, the
+// pool's configuration to be. GKE changes them in place, in an upgrade that migrates the nodes
+// (containerpb UpdateNodePoolRequest: machine_type, disk_type and disk_size_gb each "Initiates an
+// upgrade operation that migrates the nodes in the node pool to the specified ..."; GKE "Vertically
+// scale your node pools" (node-pools#change-machine-attributes) changes machine type, disk type and
+// disk size of an existing pool), and max_run_duration ("The maximum duration for the nodes to
+// exist", checked with the flex-start rules as at creation). A zero or empty field leaves its
+// attribute as it is. The emulator's nodes keep their names through the migration (INFERRED:
+// GKE's new VMs get new names).
+func applyNodeConfigUpdate(p *nodePool, req *containerpb.UpdateNodePoolRequest, cfg *containerpb.NodeConfig) *apiError {
+	if req.MachineType != "" && req.MachineType != cfg.MachineType {
+		if p.Generation != "" {
+			// INFERRED: a TPU slice's topology and host count follow from its machine type, so
+			// the emulator refuses to migrate one; the provider replaces such a slice.
+			return errInvalid("Node pool %q is a TPU slice of %s: its machine type %s cannot be changed in place; create a new node pool.",
+				p.PB.Name, cfg.MachineType, p.Topology)
+		}
+		cfg.MachineType = req.MachineType
+	}
+	if req.DiskType != "" {
+		cfg.DiskType = req.DiskType
+	}
+	if req.DiskSizeGb != 0 {
+		// "The smallest allowed disk size is 10GB." (the field's comment); the message is the
+		// emulator's.
+		if req.DiskSizeGb < 10 {
+			return errInvalid("Node pool %q: disk_size_gb %d is below the smallest allowed disk size, 10GB.", p.PB.Name, req.DiskSizeGb)
+		}
+		cfg.DiskSizeGb = int32(req.DiskSizeGb)
+	}
+	if req.MaxRunDuration != nil {
+		cfg.MaxRunDuration = cloneMsg(req.MaxRunDuration)
+	}
+	return nil
 }
 
 // restoredStatus is a pool's status after a reconcile: RUNNING unless a host is down.
