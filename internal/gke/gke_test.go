@@ -76,10 +76,11 @@ func testClusterSpec() *containerpb.Cluster {
 
 func newTestClient(e *emulator.Emulator, token string) *Client {
 	c, err := New(context.Background(), Config{
-		Endpoint:    e.Endpoint(),
-		TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
-		Poll:        PollSchedule{Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, Fraction: 0.5},
-		Retry:       Backoff{Initial: 10 * time.Millisecond, Max: 40 * time.Millisecond},
+		Endpoint:        e.Endpoint(),
+		ComputeEndpoint: e.ComputeEndpoint(),
+		TokenSource:     oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
+		Poll:            PollSchedule{Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, Fraction: 0.5},
+		Retry:           Backoff{Initial: 10 * time.Millisecond, Max: 40 * time.Millisecond},
 	})
 	if err != nil {
 		panic(err)

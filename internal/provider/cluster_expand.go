@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
@@ -56,10 +55,7 @@ func expandAddons(ctx context.Context, m clusterResourceModel) (*containerpb.Add
 
 func expandCluster(ctx context.Context, m clusterResourceModel) (*containerpb.Cluster, diag.Diagnostics) {
 	addons, diags := expandAddons(ctx, m)
-	var pool struct {
-		MachineType types.String `tfsdk:"machine_type"`
-		NodeCount   types.Int64  `tfsdk:"node_count"`
-	}
+	var pool systemPoolModel
 	diags.Append(m.SystemPool.As(ctx, &pool, basetypes.ObjectAsOptions{})...)
 	labels := map[string]string{}
 	diags.Append(m.ResourceLabels.ElementsAs(ctx, &labels, false)...)
@@ -101,7 +97,8 @@ func expandWorkloadIdentity(m clusterResourceModel) *containerpb.WorkloadIdentit
 }
 
 // flattenCluster copies what GKE reports into m. Settings GKE does not report back (deletion
-// protection, waits, timeouts, min_master_version) keep their configured values.
+// protection, waits, timeouts, min_master_version) keep their configured values; the system pool
+// is readSystemPool's.
 func flattenCluster(ctx context.Context, c *containerpb.Cluster, m *clusterResourceModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.Name = types.StringValue(c.GetName())
@@ -134,13 +131,5 @@ func flattenCluster(ctx context.Context, c *containerpb.Cluster, m *clusterResou
 	autoProvisioning, d := flattenAutoProvisioning(ctx, c.GetAutoscaling(), m.AutoProvisioning)
 	diags.Append(d...)
 	m.AutoProvisioning = autoProvisioning
-	for _, pool := range c.GetNodePools() {
-		if pool.GetName() == systemPoolName {
-			m.SystemPool = types.ObjectValueMust(systemPoolAttrTypes, map[string]attr.Value{
-				"machine_type": types.StringValue(pool.GetConfig().GetMachineType()),
-				"node_count":   types.Int64Value(int64(pool.GetInitialNodeCount())),
-			})
-		}
-	}
 	return diags
 }

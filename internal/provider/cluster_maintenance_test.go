@@ -132,13 +132,7 @@ func TestAccClusterMaintenance_policy(t *testing.T) {
 				Config:   created,
 				PlanOnly: true,
 			},
-			{
-				ResourceName:            "raytpu_cluster.test",
-				ImportState:             true,
-				ImportStateId:           testLocation + "/" + name,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"deletion_protection"},
-			},
+			clusterImportStep(name),
 			{
 				// Changed out of band (the resource version moves too): the plan puts it back, in place.
 				PreConfig: func() {

@@ -186,6 +186,12 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 			return
 		}
 	}
+	if !plan.SystemPool.Equal(state.SystemPool) {
+		resp.Diagnostics.Append(updateSystemPool(ctx, client, id, plan.SystemPool, state.SystemPool)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	if !plan.MaintenancePolicy.Equal(state.MaintenancePolicy) {
 		resp.Diagnostics.Append(updateMaintenancePolicy(ctx, client, id, plan)...)
 		if resp.Diagnostics.HasError() {
@@ -268,6 +274,7 @@ func readCluster(ctx context.Context, client *gke.Client, cluster *containerpb.C
 	var diags diag.Diagnostics
 	id := m.clusterID()
 	diags.Append(flattenCluster(ctx, cluster, m)...)
+	readSystemPool(ctx, client, cluster, m)
 	switch cluster.GetStatus() {
 	case containerpb.Cluster_ERROR, containerpb.Cluster_DEGRADED:
 		var conditions []string

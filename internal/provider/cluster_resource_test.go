@@ -28,6 +28,18 @@ resource "raytpu_cluster" "test" {
 `, name, extra)
 }
 
+// clusterImportStep imports raytpu_cluster.test, cluster name of the test location, by its short id
+// and checks that the import reads what the state holds.
+func clusterImportStep(name string) resource.TestStep {
+	return resource.TestStep{
+		ResourceName:            "raytpu_cluster.test",
+		ImportState:             true,
+		ImportStateId:           testLocation + "/" + name,
+		ImportStateVerify:       true,
+		ImportStateVerifyIgnore: []string{"deletion_protection"},
+	}
+}
+
 func TestAccCluster_lifecycle(t *testing.T) {
 	t.Parallel()
 	name := "acc-lifecycle"
@@ -66,13 +78,7 @@ func TestAccCluster_lifecycle(t *testing.T) {
 					})),
 				},
 			},
-			{
-				ResourceName:            "raytpu_cluster.test",
-				ImportState:             true,
-				ImportStateId:           testLocation + "/" + name,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"deletion_protection"},
-			},
+			clusterImportStep(name),
 			{
 				Config: testAccClusterConfig(name, `resource_labels    = { team = "ml", cost = "research" }
   release_channel    = "RAPID"

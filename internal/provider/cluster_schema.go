@@ -4,13 +4,13 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -118,14 +118,18 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"system_pool": schema.SingleNestedAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "The CPU node pool for the Ray head and system pods.",
+				MarkdownDescription: "The CPU node pool for the Ray head and system pods. Updated in place: a new machine type " +
+					"migrates its nodes, a new node count resizes it, and the cluster's slices stay as they are. A resize made " +
+					"outside Terraform shows in the next plan.",
 				Default: objectdefault.StaticValue(types.ObjectValueMust(systemPoolAttrTypes, map[string]attr.Value{
 					"machine_type": types.StringValue("e2-standard-8"), "node_count": types.Int64Value(1),
 				})),
-				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				Attributes: map[string]schema.Attribute{
 					"machine_type": schema.StringAttribute{Required: true, MarkdownDescription: "Machine type, for example `e2-standard-8`."},
-					"node_count":   schema.Int64Attribute{Required: true, MarkdownDescription: "Number of nodes."},
+					"node_count": schema.Int64Attribute{
+						Required: true, MarkdownDescription: "Number of nodes in each of the cluster's zones; at least 1, for the Ray head.",
+						Validators: []validator.Int64{int64validator.AtLeast(1)},
+					},
 				},
 			},
 			"ray_operator": schema.SingleNestedAttribute{

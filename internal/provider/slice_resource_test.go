@@ -431,7 +431,6 @@ resource "raytpu_slice" "test" {
 // cluster's real API server validate it against the KubeRay CRD (a server-side dry run).
 func workerGroupAcceptedByKubeRay(clusterAddress string, sliceAddresses ...string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		cluster := s.RootModule().Resources[clusterAddress].Primary.Attributes
 		var groups []json.RawMessage
 		for _, address := range sliceAddresses {
 			groups = append(groups, json.RawMessage(s.RootModule().Resources[address].Primary.Attributes["kuberay_worker_group"]))
@@ -453,16 +452,20 @@ func workerGroupAcceptedByKubeRay(clusterAddress string, sliceAddresses ...strin
 		if err != nil {
 			return err
 		}
-		k, err := kube.NewClient(kube.Cluster{
-			Endpoint: cluster["endpoint"], CACertificateBase64: cluster["ca_certificate"],
-			TokenSource: testTokenSource(),
-		})
+		k, err := stateKubeClient(s, clusterAddress)
 		if err != nil {
 			return err
 		}
 		defer k.Close()
 		return k.DryRunRayCluster(context.Background(), "default", manifest)
 	}
+}
+
+// stateKubeClient is a client of the API server of the cluster at clusterAddress in s, reached as
+// its endpoint and CA certificate say.
+func stateKubeClient(s *terraform.State, clusterAddress string) (*kube.Client, error) {
+	cluster := s.RootModule().Resources[clusterAddress].Primary.Attributes
+	return kube.NewClient(kube.Cluster{Endpoint: cluster["endpoint"], CACertificateBase64: cluster["ca_certificate"], TokenSource: testTokenSource()})
 }
 
 func nodePoolIDFor(cluster, pool string) gke.NodePoolID {
