@@ -180,7 +180,9 @@ func planCapacity(ctx context.Context, config sliceResourceModel, plan, state *s
 		return
 	}
 	plan.CapacityUsed = capacityUsedObject(running, attempt)
-	if running.flexible() && !sameDuration(plan.MaxRunDuration, state.MaxRunDuration) {
+	// A new run duration is an update in place; none at all cannot be asked of GKE (UpdateNodePool
+	// takes a duration, and one left out changes nothing), so removing it replaces the slice.
+	if running.flexible() && plan.MaxRunDuration.IsNull() && !state.MaxRunDuration.IsNull() {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("max_run_duration"))
 	}
 }

@@ -37,6 +37,10 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if s == nil || resp.Diagnostics.HasError() {
 		return
 	}
+	if plan.Name.IsUnknown() || plan.Name.IsNull() {
+		plan.Name = types.StringValue(generatedName(plan.NamePrefix.ValueString()))
+		resp.Diagnostics.Append(plan.deriveOutputs(ctx, s)...)
+	}
 	clusterID, _ := gke.ParseClusterID(plan.Cluster.ValueString())
 	id := gke.NodePoolID{Cluster: clusterID, Name: plan.Name.ValueString()}
 	fail := func(format string, args ...any) {

@@ -153,6 +153,17 @@ func (m *sliceResourceModel) setOutputs(o sliceOutputs) {
 	m.Ray, m.SlicePlacementGroup, m.KubeRayWorkerGroup = o.Ray, o.SlicePlacementGroup, o.KubeRayWorkerGroup
 }
 
+// deriveOutputs sets the outputs derived from the slice s and its name; while the name is unknown
+// (a name_prefix slice before it is created), those that hold it are unknown too.
+func (m *sliceResourceModel) deriveOutputs(ctx context.Context, s *tpu.Slice) diag.Diagnostics {
+	outputs, diags := deriveSliceOutputs(ctx, s, m.Name.ValueString(), m.rayVersion(), m.pythonVersion())
+	m.setOutputs(outputs)
+	if m.Name.IsUnknown() {
+		m.NodeSelector, m.KubeRayWorkerGroup = types.MapUnknown(types.StringType), types.StringUnknown()
+	}
+	return diags
+}
+
 // setOutputsNull clears the derived outputs, for a node pool whose TPU shape is unknown.
 func (m *sliceResourceModel) setOutputsNull() {
 	m.GKEAccelerator, m.MachineType, m.PlacementType, m.KubeRayWorkerGroup = types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull()

@@ -157,9 +157,7 @@ func (r *sliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if config.AcceleratorType.IsNull() {
 		plan.AcceleratorType = types.StringValue(s.AcceleratorType())
 	}
-	outputs, diags := deriveSliceOutputs(ctx, s, plan.Name.ValueString(), plan.rayVersion(), plan.pythonVersion())
-	resp.Diagnostics.Append(diags...)
-	plan.setOutputs(outputs)
+	resp.Diagnostics.Append(plan.deriveOutputs(ctx, s)...)
 	planPlacementPolicy(&plan, config, s)
 	planCapacity(ctx, config, &plan, state, resp)
 	if state == nil || !plan.NodeVersion.Equal(state.NodeVersion) || !plan.AutoRepair.Equal(state.AutoRepair) ||
@@ -180,7 +178,8 @@ func (r *sliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 // planFromCluster fills zone and current_node_version from the cluster when it already exists, so
 // that they are known, and checked, in the plan, with the rules that depend on the cluster. For a
 // slice that exists (state), a node_version that now resolves to another version than the slice
-// runs replaces it; one that resolves to the same, such as 1.34 for 1.34.0-gke.2201000, does not.
+// runs is an update of its nodes in place; one that resolves to the same, such as 1.34 for
+// 1.34.0-gke.2201000, changes nothing.
 func (r *sliceResource) planFromCluster(ctx context.Context, plan, state *sliceResourceModel, s *tpu.Slice, resp *resource.ModifyPlanResponse) {
 	if r.data == nil || plan.Cluster.IsUnknown() {
 		return
@@ -228,9 +227,6 @@ func (r *sliceResource) planFromCluster(ctx context.Context, plan, state *sliceR
 	resp.Diagnostics.Append(diags...)
 	if diags.HasError() {
 		return
-	}
-	if state != nil && version != state.CurrentNodeVersion.ValueString() {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("node_version"))
 	}
 	plan.CurrentNodeVersion = types.StringValue(version)
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -21,6 +23,7 @@ type sliceResourceModel struct {
 	ID                  types.String   `tfsdk:"id"`
 	Cluster             types.String   `tfsdk:"cluster"`
 	Name                types.String   `tfsdk:"name"`
+	NamePrefix          types.String   `tfsdk:"name_prefix"`
 	Generation          types.String   `tfsdk:"generation"`
 	Topology            types.String   `tfsdk:"topology"`
 	AcceleratorType     types.String   `tfsdk:"accelerator_type"`
@@ -96,10 +99,20 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers:       replaceString,
 			},
 			"name": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Node pool name: lower-case letters, digits and hyphens, at most 40 characters. Also the KubeRay worker group name.",
-				Validators:          []validator.String{gkeNameValidator()},
-				PlanModifiers:       replaceString,
+				Optional: true, Computed: true,
+				MarkdownDescription: "Node pool name: lower-case letters, digits and hyphens, at most 40 characters. Also the KubeRay " +
+					"worker group name. Set it or `name_prefix`.",
+				Validators:    []validator.String{gkeNameValidator(), stringvalidator.ExactlyOneOf(path.MatchRoot("name_prefix"))},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+			},
+			"name_prefix": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Instead of `name`: the node pool is named this prefix and eight random characters, a new " +
+					"name for every slice that replaces it. With `lifecycle { create_before_destroy = true }` a replacement is then " +
+					"created before the slice it replaces is deleted, so the old slice keeps its TPUs until the new one has its " +
+					"own, and a stockout leaves the old slice running. At most 32 characters, starting with a letter.",
+				Validators:    []validator.String{namePrefixValidator()},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(nameLacksPrefix, "", "")},
 			},
 			"generation": schema.StringAttribute{
 				Optional: true, Computed: true,
@@ -129,8 +142,9 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"newest version the location offers for nodes that matches and is not newer than the control plane, checks it " +
 					"against the generation's minimum (v6e: 1.31.2-gke.1115000) at plan time once the cluster exists, and requests " +
 					"that exact version, because a pool created without one may come up below the minimum. State keeps what you " +
-					"wrote; `current_node_version` shows the version in effect. A change that resolves to another version replaces " +
-					"the slice.",
+					"wrote; `current_node_version` shows the version in effect. A change that resolves to another version upgrades " +
+					"the nodes in place (GKE recreates the slice's hosts, so its pods restart); one that resolves to the version in " +
+					"effect, such as `1.34` for `1.34.0-gke.2201000`, changes nothing.",
 			},
 			"current_node_version": schema.StringAttribute{
 				Computed:            true,
@@ -164,13 +178,17 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Validators: []validator.Map{reservedLabelsValidator{}},
 			},
 			"disk_size_gb": schema.Int64Attribute{
-				Optional: true, Computed: true, MarkdownDescription: "Boot disk size of each host in GB; GKE's default when unset.",
+				Optional: true, Computed: true,
+				MarkdownDescription: "Boot disk size of each host in GB, at least 10; GKE's default when unset. Updated in place: " +
+					"GKE migrates the hosts to the new disk.",
 				Validators:    []validator.Int64{int64validator.AtLeast(10)},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplaceIfConfigured(), int64planmodifier.UseStateForUnknown()},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"disk_type": schema.StringAttribute{
-				Optional: true, Computed: true, MarkdownDescription: "Boot disk type, for example `hyperdisk-balanced`; GKE's default when unset.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+				Optional: true, Computed: true,
+				MarkdownDescription: "Boot disk type, for example `hyperdisk-balanced`; GKE's default when unset. Updated in place: " +
+					"GKE migrates the hosts to the new disk.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			// No schema default: unset stays null in state, so that a configuration Terraform
 			// generates from an import leaves them out (it writes "3.10" as jsonencode(3.1)).

@@ -59,10 +59,10 @@ resource "raytpu_slice" "test" {
 				ConfigStateChecks: []statecheck.StateCheck{current("1.34.0-gke.2201000")},
 			},
 			{
-				// Another release is another version: the slice is replaced, resolved at plan time.
+				// Another release is another version, resolved at plan time: the nodes change in place.
 				Config: slice("1.33"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("raytpu_slice.test", plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction("raytpu_slice.test", plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue("raytpu_slice.test", tfjsonpath.New("current_node_version"), knownvalue.StringExact("1.33.5-gke.1308000")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{current("1.33.5-gke.1308000")},
