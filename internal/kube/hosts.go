@@ -30,6 +30,11 @@ type Host struct {
 	// NotReadyReason says why Ready is false: the Ready condition's reason and message, or that
 	// the node has no Ready condition yet. Empty when Ready.
 	NotReadyReason string
+	// Lost is true when the cluster has lost touch with the node: its Ready condition is Unknown,
+	// which the node controller sets "if the node controller has not heard from the node in the
+	// last node-monitor-grace-period" (Kubernetes, "Nodes": Node status, Conditions). A node that
+	// boots or that its kubelet reports not ready (Ready False) is not lost.
+	Lost bool
 	// Labels are the node's labels (GKE's cloud.google.com/gke-tpu-accelerator,
 	// cloud.google.com/gke-tpu-topology, topology.kubernetes.io/zone, ...).
 	Labels map[string]string
@@ -120,7 +125,7 @@ func hostsInWorkerOrder(nodes []corev1.Node) []Host {
 	hosts := make([]Host, len(entries))
 	for i, e := range entries {
 		ready, reason := nodeReady(e.node)
-		hosts[i] = Host{Name: e.node.Name, WorkerID: i, Ready: ready, NotReadyReason: reason, Labels: e.node.Labels}
+		hosts[i] = Host{Name: e.node.Name, WorkerID: i, Ready: ready, NotReadyReason: reason, Lost: nodeLost(e.node), Labels: e.node.Labels}
 	}
 	return hosts
 }
@@ -144,6 +149,16 @@ func nodeReady(n *corev1.Node) (bool, string) {
 		return false, why
 	}
 	return false, "no Ready condition yet"
+}
+
+// nodeLost reports a node whose Ready condition is Unknown.
+func nodeLost(n *corev1.Node) bool {
+	for _, cond := range n.Status.Conditions {
+		if cond.Type == corev1.NodeReady {
+			return cond.Status == corev1.ConditionUnknown
+		}
+	}
+	return false
 }
 
 // watchTimeout is how long the API server keeps one watch of WaitForSliceHosts open; then the

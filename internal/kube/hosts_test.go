@@ -105,15 +105,20 @@ func TestNodeReady(t *testing.T) {
 		node   corev1.Node
 		ready  bool
 		reason string
+		lost   bool
 	}{
-		{node("a", corev1.ConditionTrue), true, ""},
-		{node("a", corev1.ConditionFalse), false, "Ready is False"},
-		{unknown, false, "NodeStatusUnknown: Kubelet stopped posting node status."},
-		{node("a", ""), false, "no Ready condition yet"},
+		{node("a", corev1.ConditionTrue), true, "", false},
+		// Booting, or reported not ready by its kubelet: not lost.
+		{node("a", corev1.ConditionFalse), false, "Ready is False", false},
+		{unknown, false, "NodeStatusUnknown: Kubelet stopped posting node status.", true},
+		{node("a", ""), false, "no Ready condition yet", false},
 	} {
 		ready, reason := nodeReady(&tc.node)
 		if ready != tc.ready || reason != tc.reason {
 			t.Errorf("nodeReady(%+v) = %v, %q; want %v, %q", tc.node.Status.Conditions, ready, reason, tc.ready, tc.reason)
+		}
+		if lost := nodeLost(&tc.node); lost != tc.lost {
+			t.Errorf("nodeLost(%+v) = %v, want %v", tc.node.Status.Conditions, lost, tc.lost)
 		}
 	}
 }
@@ -186,10 +191,10 @@ func TestSliceHostsAfterHostFailure(t *testing.T) {
 	hosts := listHosts(ctx, t, poolFailing, 4)
 	for i, h := range hosts {
 		if i == 2 {
-			if h.Ready || h.NotReadyReason != "NodeStatusUnknown: Kubelet stopped posting node status." {
+			if h.Ready || !h.Lost || h.NotReadyReason != "NodeStatusUnknown: Kubelet stopped posting node status." {
 				t.Errorf("failed host %s: Ready %v, reason %q; want not Ready for NodeStatusUnknown", h.Name, h.Ready, h.NotReadyReason)
 			}
-		} else if !h.Ready {
+		} else if !h.Ready || h.Lost {
 			t.Errorf("host %d (%s) is not Ready: %s", i, h.Name, h.NotReadyReason)
 		}
 	}

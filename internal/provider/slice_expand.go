@@ -205,7 +205,7 @@ func (m *sliceResourceModel) setLiveNull() {
 	if m.AutoUpgrade.IsUnknown() {
 		m.AutoUpgrade = types.BoolNull()
 	}
-	m.Hosts = types.ListNull(types.StringType)
+	m.Hosts, m.FailedHosts = types.ListNull(types.StringType), types.ListNull(types.StringType)
 	m.ReadyHosts, m.Status, m.Healthy = types.Int64Null(), types.StringNull(), types.BoolNull()
 }
 

@@ -111,7 +111,7 @@ func (r *sliceResource) checkOffered(ctx context.Context, client *gke.Client, id
 
 // ModifyPlan makes every derived output known in the plan, replaces the slice when its shape
 // changes (not when the same shape is written another way), checks a version known only from the
-// cluster, and, with replace_unhealthy, replaces an unhealthy slice.
+// cluster, and, with replace_unhealthy, replaces a slice that failed (see replacementCause).
 func (r *sliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
@@ -164,14 +164,7 @@ func (r *sliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		!plan.AutoUpgrade.Equal(state.AutoUpgrade) || !plan.Fallback.Equal(state.Fallback) || !plan.Zone.Equal(state.Zone) {
 		r.planFromCluster(ctx, &plan, state, s, resp)
 	}
-	if state != nil && plan.ReplaceUnhealthy.ValueBool() && !state.Healthy.IsNull() && !state.Healthy.ValueBool() {
-		plan.Healthy = types.BoolUnknown()
-		plan.Status = types.StringUnknown()
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("healthy"))
-		resp.Diagnostics.AddAttributeWarning(path.Root("healthy"), "Replacing Unhealthy Slice",
-			fmt.Sprintf("%s is %s with %d of %d hosts Ready; replace_unhealthy is set, so it is replaced: a TPU slice cannot be repaired in place.",
-				state.ID.ValueString(), state.Status.ValueString(), state.ReadyHosts.ValueInt64(), state.NumHosts.ValueInt64()))
-	}
+	planReplaceUnhealthy(&plan, state, resp)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 

@@ -153,15 +153,22 @@ func readPool(ctx context.Context, m *sliceResourceModel, pool *containerpb.Node
 	m.Status = types.StringValue(pool.GetStatus().String())
 	if hosts == nil {
 		m.Hosts, m.ReadyHosts, m.Healthy = types.ListNull(types.StringType), types.Int64Null(), types.BoolNull()
+		m.FailedHosts = types.ListNull(types.StringType)
 		return diags
 	}
 	names := make([]string, len(hosts))
+	lost := []string{}
 	for i, h := range hosts {
 		names[i] = h.Name
+		if h.Lost {
+			lost = append(lost, h.Name)
+		}
 	}
 	list, d := types.ListValueFrom(ctx, types.StringType, names)
 	diags.Append(d...)
 	m.Hosts = list
+	m.FailedHosts, d = types.ListValueFrom(ctx, types.StringType, lost)
+	diags.Append(d...)
 	m.ReadyHosts = types.Int64Value(int64(readyHosts(hosts)))
 	m.Healthy = types.BoolValue(poolHealthy(pool, hosts, int(m.NumHosts.ValueInt64())))
 	return diags

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -411,6 +412,9 @@ resource "raytpu_slice" "test" {
 					at("raytpu_slice.test", "healthy", knownvalue.Bool(false)),
 					at("raytpu_slice.test", "ready_hosts", knownvalue.Int64Exact(3)),
 					at("raytpu_slice.test", "status", knownvalue.StringExact("RUNNING_WITH_ERROR")),
+					at("raytpu_slice.test", "failed_hosts", knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.StringRegexp(regexp.MustCompile(`^gke-acc-health-fragile-[0-9a-f]{8}-0+2$`)),
+					})),
 				},
 			},
 			{
@@ -421,10 +425,88 @@ resource "raytpu_slice" "test" {
 				ConfigStateChecks: []statecheck.StateCheck{
 					at("raytpu_slice.test", "healthy", knownvalue.Bool(true)),
 					at("raytpu_slice.test", "ready_hosts", knownvalue.Int64Exact(4)),
+					at("raytpu_slice.test", "failed_hosts", knownvalue.ListSizeExact(0)),
 				},
 			},
 		},
 	})
+}
+
+// TestAccSlice_upgradingSliceIsNotReplaced refreshes, with replace_unhealthy, a slice whose node
+// pool GKE is upgrading (RECONCILING, so not healthy): a slice in transition is left alone. It
+// sets the emulator's node pool update latency, so it does not run in parallel.
+func TestAccSlice_upgradingSliceIsNotReplaced(t *testing.T) {
+	const cluster = "acc-upgrading"
+	setLatency := func(d time.Duration) {
+		if err := testEmulator.SetLatencies(context.Background(), map[string]time.Duration{"UPGRADE_NODES": d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { setLatency(200 * time.Millisecond) })
+	config := testAccSliceConfig(cluster, `
+resource "raytpu_slice" "test" {
+  cluster           = raytpu_cluster.test.id
+  name              = "upgrading"
+  generation        = "v6e"
+  topology          = "4x4"
+  replace_unhealthy = true
+}
+`)
+	id := nodePoolIDFor(cluster, "upgrading")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				// GKE upgrades the pool's nodes, to the version they run, as an auto-upgrade would.
+				PreConfig: func() {
+					setLatency(20 * time.Second)
+					if _, err := testGKEClient(t).UpdateNodePool(context.Background(), &containerpb.UpdateNodePoolRequest{Name: id.String(), NodeVersion: "-"}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("raytpu_slice.test", plancheck.ResourceActionNoop),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					at("raytpu_slice.test", "status", knownvalue.StringExact("RECONCILING")),
+					at("raytpu_slice.test", "healthy", knownvalue.Bool(false)),
+				},
+			},
+			{
+				PreConfig: func() { setLatency(200 * time.Millisecond) },
+				Config:    config,
+				Check: func(*terraform.State) error {
+					// The upgrade ends on its own, and the slice is the one it was.
+					return waitPoolRunning(id)
+				},
+			},
+		},
+	})
+}
+
+// waitPoolRunning waits up to a minute for node pool id to be RUNNING.
+func waitPoolRunning(id gke.NodePoolID) error {
+	c, err := newTestGKEClient()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		pool, err := c.GetNodePool(context.Background(), id)
+		if err != nil {
+			return err
+		}
+		if pool.GetStatus() == containerpb.NodePool_RUNNING {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("node pool %s is still %s", id, pool.GetStatus())
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // workerGroupAcceptedByKubeRay puts each slice's kuberay_worker_group into a RayCluster and has the

@@ -68,6 +68,7 @@ type sliceResourceModel struct {
 	KubeRayWorkerGroup  types.String   `tfsdk:"kuberay_worker_group"`
 	Hosts               types.List     `tfsdk:"hosts"`
 	ReadyHosts          types.Int64    `tfsdk:"ready_hosts"`
+	FailedHosts         types.List     `tfsdk:"failed_hosts"`
 	Status              types.String   `tfsdk:"status"`
 	Healthy             types.Bool     `tfsdk:"healthy"`
 }
@@ -217,8 +218,11 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"replace_unhealthy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				MarkdownDescription: "Plan a replacement when the slice is unhealthy (a failed host, `RUNNING_WITH_ERROR`, `ERROR`): " +
-					"a TPU slice cannot be repaired in place. Default `false`.",
+				MarkdownDescription: "Plan a replacement when the slice has failed, as the last refresh saw it: its node pool is " +
+					"`ERROR`, or a host is in `failed_hosts`. A TPU slice cannot be repaired in place. A slice in transition is " +
+					"never replaced: `PROVISIONING`, `RECONCILING` (an upgrade or another update), `STOPPING`, " +
+					"`RUNNING_WITH_ERROR` without a failed host, hosts still to come (an autoscaled slice scaling up) or booting " +
+					"(not Ready yet). Default `false`.",
 			},
 			"timeouts":        timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 			"gke_accelerator": derivedString("Value of the `cloud.google.com/gke-tpu-accelerator` node label."),
@@ -278,7 +282,12 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"them, or none while an autoscaled or flex-start slice is scaled to zero.",
 			},
 			"ready_hosts": derivedInt("Hosts whose node is Ready."),
-			"status":      derivedString("GKE status of the node pool, for example `RUNNING`."),
+			"failed_hosts": schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Hosts the cluster lost: their node's Ready condition is `Unknown`, as Kubernetes marks a node " +
+					"it no longer hears from. A host that boots, or that an autoscaler is adding, is not in it.",
+			},
+			"status": derivedString("GKE status of the node pool, for example `RUNNING`."),
 			"healthy": schema.BoolAttribute{
 				Computed: true,
 				MarkdownDescription: "The pool is `RUNNING` and every host is Ready; for an autoscaled or flex-start slice, " +

@@ -70,6 +70,7 @@ func (r *sliceResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	// keep their refreshed values.
 	plan.ID = state.ID
 	plan.Hosts, plan.ReadyHosts, plan.Status, plan.Healthy = state.Hosts, state.ReadyHosts, state.Status, state.Healthy
+	plan.FailedHosts = state.FailedHosts
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
