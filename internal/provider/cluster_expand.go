@@ -118,10 +118,13 @@ func flattenCluster(ctx context.Context, c *containerpb.Cluster, m *clusterResou
 	m.ResourceLabels = mapOrNull(ctx, userLabels(c.GetResourceLabels()), m.ResourceLabels, &diags)
 	m.WorkloadIdentity = types.BoolValue(c.GetWorkloadIdentityConfig().GetWorkloadPool() != "")
 	ray := c.GetAddonsConfig().GetRayOperatorConfig()
-	settings, d := types.ObjectValueFrom(ctx, rayOperatorAttrTypes, flattenRayOperator(ray))
-	diags.Append(d...)
-	m.RayOperator = settings
-	if !ray.GetEnabled() {
+	if ray.GetEnabled() {
+		settings, d := types.ObjectValueFrom(ctx, rayOperatorAttrTypes, flattenRayOperator(ray))
+		diags.Append(d...)
+		m.RayOperator = settings
+	} else {
+		// Without settings in state, the plan sets ray_operator again, which enables the add-on.
+		m.RayOperator = types.ObjectNull(rayOperatorAttrTypes)
 		diags.AddWarning("Ray Operator Add-on Disabled",
 			fmt.Sprintf("The Ray Operator add-on of %s was disabled outside Terraform; the next apply enables it again.", c.GetName()))
 	}

@@ -41,6 +41,12 @@ func planKubeRayWait(state types.Object, wait types.Bool) types.Object {
 func kubeRayState(ctx context.Context, client *gke.Client, cluster *containerpb.Cluster, wait bool, poll time.Duration, what string) (types.Object, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	status := kube.KubeRayStatus{}
+	if wait && !cluster.GetAddonsConfig().GetRayOperatorConfig().GetEnabled() {
+		// GKE installs the CRDs with the add-on: without it they never come.
+		diags.AddError("KubeRay Not Installed", fmt.Sprintf("waiting for KubeRay in %s: the cluster's Ray Operator add-on is "+
+			"disabled, so GKE does not install KubeRay. Enable it (raytpu_cluster's next apply does), then apply again.", what))
+		return types.ObjectNull(kubeRayAttrTypes), diags
+	}
 	switch cluster.GetStatus() {
 	case containerpb.Cluster_RUNNING, containerpb.Cluster_RECONCILING, containerpb.Cluster_DEGRADED:
 		var err error
