@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -59,8 +58,7 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if plan.Zone.IsUnknown() || plan.Zone.IsNull() {
 		zone, ok := clusterID.Zone()
 		if !ok {
-			resp.Diagnostics.AddAttributeError(path.Root("zone"), "Missing Zone",
-				fmt.Sprintf("%s is a regional cluster: set zone to one of its zones that offers %s.", clusterID, s.Generation.DisplayName))
+			resp.Diagnostics.Append(missingZone(clusterID, s))
 			return
 		}
 		plan.Zone = types.StringValue(zone)

@@ -181,7 +181,12 @@ func (r *sliceResource) planFromCluster(ctx context.Context, plan, state *sliceR
 	if err != nil {
 		return
 	}
-	if zone, ok := id.Zone(); ok && plan.Zone.IsUnknown() {
+	if plan.Zone.IsUnknown() {
+		zone, ok := id.Zone()
+		if !ok {
+			resp.Diagnostics.Append(missingZone(id, s))
+			return
+		}
 		plan.Zone = types.StringValue(zone)
 	}
 	choices, _ := plan.capacityChoices(ctx)
@@ -222,6 +227,13 @@ func (r *sliceResource) planFromCluster(ctx context.Context, plan, state *sliceR
 		return
 	}
 	plan.CurrentNodeVersion = types.StringValue(version)
+}
+
+// missingZone is the error of a slice without zone on a regional cluster, whose location names no
+// zone to put it in.
+func missingZone(id gke.ClusterID, s *tpu.Slice) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(path.Root("zone"), "Missing Zone",
+		fmt.Sprintf("%s is a regional cluster: set zone to one of the zones of %s that offers %s.", id, id.Location, s.Generation.DisplayName))
 }
 
 // planPlacementPolicy plans the workload policy of a multi-host tpu7x slice whose configuration
