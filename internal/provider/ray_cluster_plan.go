@@ -34,13 +34,8 @@ func (r *rayClusterResource) ValidateConfig(ctx context.Context, req resource.Va
 				"does: slice_placement_group(%s). Check Ray's release notes.", m.RayVersion.ValueString(), strings.Join(ray.Known(), ", "),
 				names.From, strings.Join(names.PlacementGroupArgs, ", ")))
 	}
-	if known && m.Image.IsNull() && !m.PythonVersion.IsUnknown() {
-		python := valueOr(m.PythonVersion, defaultPythonVersion)
-		if !names.HasTPUImage(python) {
-			resp.Diagnostics.AddAttributeWarning(path.Root("python_version"), "No Official Ray TPU Image",
-				fmt.Sprintf("python_version %q: Ray %s publishes -tpu images for Python %s only (%s). Set image, or python_version to one of those.",
-					python, names.From, orNone(names.TPUImagePythons), names.Source))
-		}
+	if m.Image.IsNull() {
+		resp.Diagnostics.Append(tpuImageWarning(m.RayVersion, m.PythonVersion, "Set image, or python_version to one of those.")...)
 	}
 	if m.WorkerGroups.IsNull() || m.WorkerGroups.IsUnknown() {
 		return

@@ -89,7 +89,6 @@ var (
 	rayNamePattern  = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
 	rayGroupPattern = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,18}[a-z0-9])?$`)
 	namespacePat    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
-	pythonPattern   = regexp.MustCompile(`^3\.[0-9]{1,2}$`)
 )
 
 func (r *rayClusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -135,7 +134,7 @@ func (r *rayClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"python_version": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultPythonVersion),
 				MarkdownDescription: "Python version of the image, `3.N`. Default `" + defaultPythonVersion + "`.",
-				Validators:          []validator.String{stringvalidator.RegexMatches(pythonPattern, "must be a Python 3 version like 3.10")},
+				Validators:          []validator.String{pythonVersionValidator{}},
 			},
 			"image": schema.StringAttribute{
 				Optional: true, Computed: true,

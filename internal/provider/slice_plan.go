@@ -38,6 +38,8 @@ func (r *sliceResource) ValidateConfig(ctx context.Context, req resource.Validat
 				s.Generation.Name, s.Topology, s.Placement))
 	}
 	resp.Diagnostics.Append(validateCapacity(ctx, config, s)...)
+	resp.Diagnostics.Append(tpuImageWarning(config.RayVersion, config.PythonVersion,
+		"ray.image and kuberay_worker_group name an image that does not exist: set python_version to one of those, or use an image of your own.")...)
 	if v := config.NodeVersion; !v.IsNull() && !v.IsUnknown() {
 		choices, _ := config.capacityChoices(ctx)
 		resp.Diagnostics.Append(checkNodeVersion(v.ValueString(), s, slices.ContainsFunc(choices, capacityChoice.flexible))...)

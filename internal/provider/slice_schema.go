@@ -194,12 +194,16 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			// No schema default: unset stays null in state, so that a configuration Terraform
 			// generates from an import leaves them out (it writes "3.10" as jsonencode(3.1)).
 			"ray_version": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Ray version of the image in `ray.image` and `kuberay_worker_group`; `" + defaultRayVersion + "` when unset.",
+				Optional: true,
+				MarkdownDescription: "Ray version of the image in `ray.image` and `kuberay_worker_group`, a release such as " +
+					"`2.55.0`; `" + defaultRayVersion + "` when unset.",
+				Validators: []validator.String{rayVersionValidator{}},
 			},
 			"python_version": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Python version of that image; `" + defaultPythonVersion + "` when unset.",
+				Optional: true,
+				MarkdownDescription: "Python version of that image, as a string such as `\"3.10\"` (unquoted, HCL reads 3.10 as " +
+					"the number 3.1); `" + defaultPythonVersion + "` when unset.",
+				Validators: []validator.String{pythonVersionValidator{}},
 			},
 			"wait_for_hosts": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
