@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
@@ -22,9 +23,10 @@ import (
 )
 
 // auto_provisioning maps onto GKE's cluster-level node auto-provisioning (containerpb
-// ClusterAutoscaling): enableNodeAutoprovisioning, resourceLimits and autoprovisioningLocations.
-// It is set in the CreateCluster request and replaced with UpdateCluster's
-// desiredClusterAutoscaling; removing it turns node auto-provisioning off.
+// ClusterAutoscaling): enableNodeAutoprovisioning, resourceLimits, autoprovisioningLocations and
+// the service account and scopes of autoprovisioningNodePoolDefaults. It is set in the
+// CreateCluster request and changed with UpdateCluster's desiredClusterAutoscaling, merged into
+// what the cluster has (mergeAutoProvisioning); removing it turns node auto-provisioning off.
 //
 // Sources:
 //   - A TPU's resource limit is named by its accelerator, the value of the node label
@@ -41,12 +43,14 @@ import (
 //   - "Resource_limit.maximum must be greater than 0." (GKE's answer, google/caliban#65).
 
 type autoProvisioningModel struct {
-	MinCPU      types.Int64 `tfsdk:"min_cpu"`
-	MaxCPU      types.Int64 `tfsdk:"max_cpu"`
-	MinMemoryGB types.Int64 `tfsdk:"min_memory_gb"`
-	MaxMemoryGB types.Int64 `tfsdk:"max_memory_gb"`
-	TPULimits   types.List  `tfsdk:"tpu_limits"`
-	Locations   types.List  `tfsdk:"locations"`
+	MinCPU         types.Int64  `tfsdk:"min_cpu"`
+	MaxCPU         types.Int64  `tfsdk:"max_cpu"`
+	MinMemoryGB    types.Int64  `tfsdk:"min_memory_gb"`
+	MaxMemoryGB    types.Int64  `tfsdk:"max_memory_gb"`
+	TPULimits      types.List   `tfsdk:"tpu_limits"`
+	Locations      types.List   `tfsdk:"locations"`
+	ServiceAccount types.String `tfsdk:"service_account"`
+	OAuthScopes    types.List   `tfsdk:"oauth_scopes"`
 }
 
 type tpuLimitModel struct {
@@ -58,8 +62,10 @@ var (
 	tpuLimitAttrTypes         = map[string]attr.Type{"generation": types.StringType, "max_chips": types.Int64Type}
 	autoProvisioningAttrTypes = map[string]attr.Type{
 		"min_cpu": types.Int64Type, "max_cpu": types.Int64Type, "min_memory_gb": types.Int64Type, "max_memory_gb": types.Int64Type,
-		"tpu_limits": types.ListType{ElemType: types.ObjectType{AttrTypes: tpuLimitAttrTypes}},
-		"locations":  types.ListType{ElemType: types.StringType},
+		"tpu_limits":      types.ListType{ElemType: types.ObjectType{AttrTypes: tpuLimitAttrTypes}},
+		"locations":       types.ListType{ElemType: types.StringType},
+		"service_account": types.StringType,
+		"oauth_scopes":    types.ListType{ElemType: types.StringType},
 	}
 )
 
@@ -119,6 +125,20 @@ func autoProvisioningSchema() schema.SingleNestedAttribute {
 					"zones) when unset.",
 				PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
 			},
+			"service_account": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Service account of the node pools node auto-provisioning creates, such as " +
+					"`nodes@my-project.iam.gserviceaccount.com`; GKE's default, the Compute Engine default service account, when " +
+					"unset. Set it in projects where that account is disabled or has no roles, or GKE cannot create the pools.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"oauth_scopes": schema.ListAttribute{
+				Optional: true, Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "OAuth scopes of the node pools node auto-provisioning creates; GKE's default when unset. " +
+					"`[\"https://www.googleapis.com/auth/cloud-platform\"]` leaves access to IAM. GKE adds " +
+					"`monitoring.write` when the service account would lack it; that causes no diff.",
+				PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
+			},
 		},
 	}
 }
@@ -149,6 +169,9 @@ func expandAutoProvisioning(ctx context.Context, m types.Object) (*containerpb.C
 	}
 	if !ap.Locations.IsUnknown() {
 		diags.Append(ap.Locations.ElementsAs(ctx, &out.AutoprovisioningLocations, false)...)
+	}
+	if defaults := expandAutoProvisioningDefaults(ctx, ap, &diags); defaults != nil {
+		out.AutoprovisioningNodePoolDefaults = defaults
 	}
 	return out, diags
 }
@@ -208,6 +231,12 @@ func flattenAutoProvisioning(ctx context.Context, a *containerpb.ClusterAutoscal
 		ap.Locations, d = types.ListValueFrom(ctx, types.StringType, locations)
 		diags.Append(d...)
 	}
+	defaults := a.GetAutoprovisioningNodePoolDefaults()
+	ap.ServiceAccount = types.StringNull()
+	if sa := defaults.GetServiceAccount(); sa != "" {
+		ap.ServiceAccount = types.StringValue(sa)
+	}
+	ap.OAuthScopes = flattenAutoProvisioningScopes(ctx, defaults.GetOauthScopes(), prior, &diags)
 	obj, d := types.ObjectValueFrom(ctx, autoProvisioningAttrTypes, ap)
 	diags.Append(d...)
 	return obj, diags
@@ -223,19 +252,22 @@ func generationOfAccelerator(accelerator string) *tpu.Generation {
 	return nil
 }
 
-// autoProvisioningLocationsKnown replaces unknown locations with null, for a state written before
-// the cluster can be read.
+// autoProvisioningLocationsKnown replaces the unknown values GKE decides (locations, service
+// account, scopes) with null, for a state written before the cluster can be read.
 func autoProvisioningLocationsKnown(m types.Object) types.Object {
 	if m.IsNull() || m.IsUnknown() {
 		return m
 	}
 	attrs := m.Attributes()
-	if l, ok := attrs["locations"].(types.List); ok && l.IsUnknown() {
-		attrs["locations"] = types.ListNull(types.StringType)
-		obj, _ := types.ObjectValue(autoProvisioningAttrTypes, attrs)
-		return obj
+	for name, null := range map[string]attr.Value{
+		"locations": types.ListNull(types.StringType), "oauth_scopes": types.ListNull(types.StringType), "service_account": types.StringNull(),
+	} {
+		if v, ok := attrs[name]; ok && v.IsUnknown() {
+			attrs[name] = null
+		}
 	}
-	return m
+	obj, _ := types.ObjectValue(autoProvisioningAttrTypes, attrs)
+	return obj
 }
 
 // generationValidator accepts the TPU generations of internal/tpu and their aliases.

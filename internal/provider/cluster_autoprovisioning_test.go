@@ -23,12 +23,7 @@ import (
 // "cpu=min-max memory=min-max <accelerator>=max ... @zones", resource types sorted.
 func gkeAutoscaling(name, want string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		c, err := newTestGKEClient()
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		cluster, err := c.GetCluster(context.Background(), gke.ClusterID{Project: testProject, Location: testLocation, Name: name})
+		cluster, err := clusterOutOfBand(gke.ClusterID{Project: testProject, Location: testLocation, Name: name})
 		if err != nil {
 			return err
 		}

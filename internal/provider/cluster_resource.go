@@ -157,9 +157,14 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	// After a version change: node auto-provisioning of a generation needs a minimum GKE version.
 	if !plan.AutoProvisioning.Equal(state.AutoProvisioning) {
-		autoscaling, diags := expandAutoProvisioning(ctx, plan.AutoProvisioning)
+		desired, diags := expandAutoProvisioning(ctx, plan.AutoProvisioning)
 		resp.Diagnostics.Append(diags...)
-		updates = append(updates, &containerpb.ClusterUpdate{DesiredClusterAutoscaling: autoscaling})
+		current, err := client.GetCluster(ctx, id)
+		if err != nil {
+			resp.Diagnostics.AddError("Error Updating Cluster", fmt.Sprintf("reading the autoscaling of raytpu_cluster (%s): %s", id, gke.WithAdvice(err)))
+			return
+		}
+		updates = append(updates, &containerpb.ClusterUpdate{DesiredClusterAutoscaling: mergeAutoProvisioning(current.GetAutoscaling(), desired)})
 	}
 	if resp.Diagnostics.HasError() {
 		return

@@ -32,6 +32,16 @@ func newTestGKEClient() (*gke.Client, error) {
 	})
 }
 
+// clusterOutOfBand reads a cluster as GKE reports it, with a client of its own.
+func clusterOutOfBand(id gke.ClusterID) (*containerpb.Cluster, error) {
+	c, err := newTestGKEClient()
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.GetCluster(context.Background(), id)
+}
+
 func testGKEClient(t *testing.T) *gke.Client {
 	t.Helper()
 	c, err := newTestGKEClient()
@@ -120,12 +130,7 @@ func waitKubeRayRemoved(t *testing.T, c *gke.Client, id gke.ClusterID) {
 
 func rayAddonEnabled(id gke.ClusterID, want bool) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		c, err := newTestGKEClient()
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		cluster, err := c.GetCluster(context.Background(), id)
+		cluster, err := clusterOutOfBand(id)
 		if err != nil {
 			return err
 		}

@@ -579,12 +579,7 @@ func nodePoolAbsent(cluster, pool string) resource.TestCheckFunc {
 
 func nodePoolCount(cluster string, want int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		c, err := newTestGKEClient()
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		got, err := c.GetCluster(context.Background(), gke.ClusterID{Project: testProject, Location: testLocation, Name: cluster})
+		got, err := clusterOutOfBand(gke.ClusterID{Project: testProject, Location: testLocation, Name: cluster})
 		if err != nil {
 			return err
 		}

@@ -19,5 +19,9 @@ resource "raytpu_cluster" "on_demand" {
       { generation = "v5p", max_chips = 16 },
     ]
     locations = ["us-east5-b"]
+
+    # The identity of the pools it creates, instead of the Compute Engine default service account.
+    service_account = "tpu-nodes@my-project.iam.gserviceaccount.com"
+    oauth_scopes    = ["https://www.googleapis.com/auth/cloud-platform"]
   }
 }

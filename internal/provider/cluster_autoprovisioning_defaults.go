@@ -1,0 +1,125 @@
+package provider
+
+import (
+	"context"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"google.golang.org/protobuf/proto"
+)
+
+// What auto_provisioning says of the node pools node auto-provisioning creates (containerpb
+// AutoprovisioningNodePoolDefaults: service_account, oauth_scopes), and how an update leaves the
+// rest of the cluster's autoscaling configuration as it is.
+
+// expandAutoProvisioningDefaults is the service account and scopes of auto-provisioned pools that
+// m sets, nil when it sets neither.
+func expandAutoProvisioningDefaults(ctx context.Context, m autoProvisioningModel, diags *diag.Diagnostics) *containerpb.AutoprovisioningNodePoolDefaults {
+	account := !m.ServiceAccount.IsNull() && !m.ServiceAccount.IsUnknown()
+	scopes := !m.OAuthScopes.IsNull() && !m.OAuthScopes.IsUnknown()
+	if !account && !scopes {
+		return nil
+	}
+	d := &containerpb.AutoprovisioningNodePoolDefaults{}
+	if account {
+		d.ServiceAccount = m.ServiceAccount.ValueString()
+	}
+	if scopes {
+		diags.Append(m.OAuthScopes.ElementsAs(ctx, &d.OauthScopes, false)...)
+	}
+	return d
+}
+
+// monitoringWriteScope is the scope GKE adds to auto-provisioning's scopes "if the default service
+// account would not otherwise have it ... regardless of what the user provided"
+// (terraform-provider-google, containerClusterAddedScopesSuppress).
+const monitoringWriteScope = "https://www.googleapis.com/auth/monitoring.write"
+
+// flattenAutoProvisioningScopes is the scopes GKE reports, or prior's when they are those plus the
+// scope GKE adds itself, so that its addition shows no diff.
+func flattenAutoProvisioningScopes(ctx context.Context, reported []string, prior types.Object, diags *diag.Diagnostics) types.List {
+	if len(reported) == 0 {
+		return types.ListNull(types.StringType)
+	}
+	if !prior.IsNull() && !prior.IsUnknown() {
+		if written, ok := prior.Attributes()["oauth_scopes"].(types.List); ok && !written.IsNull() && !written.IsUnknown() {
+			var scopes []string
+			diags.Append(written.ElementsAs(ctx, &scopes, false)...)
+			if sameSet(append(scopes, monitoringWriteScope), reported) || sameSet(scopes, reported) {
+				return written
+			}
+		}
+	}
+	l, d := types.ListValueFrom(ctx, types.StringType, reported)
+	diags.Append(d...)
+	return l
+}
+
+// sameSet reports whether a and b hold the same strings, in any order and number.
+func sameSet(a, b []string) bool {
+	in := func(xs []string) map[string]bool {
+		m := map[string]bool{}
+		for _, x := range xs {
+			m[x] = true
+		}
+		return m
+	}
+	ma, mb := in(a), in(b)
+	if len(ma) != len(mb) {
+		return false
+	}
+	for x := range ma {
+		if !mb[x] {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeAutoProvisioning is the cluster's autoscaling configuration current with what
+// auto_provisioning manages set as desired says: whether node auto-provisioning is on, the cpu,
+// memory and TPU limits, the locations when written, and the pools' service account and scopes
+// when written. The rest stays as it is, since UpdateCluster's desiredClusterAutoscaling replaces
+// the whole configuration: the autoscaling profile, GPU limits, the pools' other defaults
+// (management, upgrade settings, disks). Turning node auto-provisioning off drops the limits,
+// locations and pool defaults with it: GKE answers "Resource limits are supported only with node
+// autoprovisioning." otherwise.
+func mergeAutoProvisioning(current, desired *containerpb.ClusterAutoscaling) *containerpb.ClusterAutoscaling {
+	out := &containerpb.ClusterAutoscaling{}
+	if current != nil {
+		out = cloneAutoscaling(current)
+	}
+	out.EnableNodeAutoprovisioning = desired.GetEnableNodeAutoprovisioning()
+	if !out.EnableNodeAutoprovisioning {
+		out.ResourceLimits, out.AutoprovisioningLocations, out.AutoprovisioningNodePoolDefaults = nil, nil, nil
+		return out
+	}
+	limits := append([]*containerpb.ResourceLimit(nil), desired.GetResourceLimits()...)
+	for _, l := range current.GetResourceLimits() {
+		if t := l.GetResourceType(); t != resourceCPU && t != resourceMemory && generationOfAccelerator(t) == nil {
+			limits = append(limits, l)
+		}
+	}
+	out.ResourceLimits = limits
+	if locations := desired.GetAutoprovisioningLocations(); len(locations) > 0 {
+		out.AutoprovisioningLocations = locations
+	}
+	if d := desired.GetAutoprovisioningNodePoolDefaults(); d != nil {
+		if out.AutoprovisioningNodePoolDefaults == nil {
+			out.AutoprovisioningNodePoolDefaults = &containerpb.AutoprovisioningNodePoolDefaults{}
+		}
+		if d.GetServiceAccount() != "" {
+			out.AutoprovisioningNodePoolDefaults.ServiceAccount = d.GetServiceAccount()
+		}
+		if len(d.GetOauthScopes()) > 0 {
+			out.AutoprovisioningNodePoolDefaults.OauthScopes = d.GetOauthScopes()
+		}
+	}
+	return out
+}
+
+func cloneAutoscaling(a *containerpb.ClusterAutoscaling) *containerpb.ClusterAutoscaling {
+	out, _ := proto.Clone(a).(*containerpb.ClusterAutoscaling)
+	return out
+}
