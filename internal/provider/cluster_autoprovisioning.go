@@ -123,21 +123,21 @@ func autoProvisioningSchema() schema.SingleNestedAttribute {
 				Optional: true, Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "Zones where node auto-provisioning may create node pools; GKE's choice (the cluster's " +
 					"zones) when unset.",
-				PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
+				PlanModifiers: []planmodifier.List{listplanmodifier.UseNonNullStateForUnknown()},
 			},
 			"service_account": schema.StringAttribute{
 				Optional: true, Computed: true,
 				MarkdownDescription: "Service account of the node pools node auto-provisioning creates, such as " +
 					"`nodes@my-project.iam.gserviceaccount.com`; GKE's default, the Compute Engine default service account, when " +
 					"unset. Set it in projects where that account is disabled or has no roles, or GKE cannot create the pools.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseNonNullStateForUnknown()},
 			},
 			"oauth_scopes": schema.ListAttribute{
 				Optional: true, Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "OAuth scopes of the node pools node auto-provisioning creates; GKE's default when unset. " +
 					"`[\"https://www.googleapis.com/auth/cloud-platform\"]` leaves access to IAM. GKE adds " +
 					"`monitoring.write` when the service account would lack it; that causes no diff.",
-				PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
+				PlanModifiers: []planmodifier.List{listplanmodifier.UseNonNullStateForUnknown()},
 			},
 		},
 	}
