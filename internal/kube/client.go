@@ -2,7 +2,8 @@
 // builds a client from what the GKE API reports about a cluster (endpoint and CA certificate) and
 // the Google access token the provider already holds, waits for the KubeRay CRDs that the Ray
 // Operator add-on installs, lists the hosts of a TPU slice in worker order, cordons and drains
-// them, and asks the API server to validate a RayCluster with a server-side dry run.
+// them, applies RayClusters, follows them and their Pods with watches (never by listing each
+// poll), and asks the API server to validate a RayCluster with a server-side dry run.
 //
 // TLS is always verified against the cluster's CA, and the access token never appears in an error
 // or a log line: it only travels in the Authorization header.
@@ -51,6 +52,8 @@ type Cluster struct {
 	TokenSource oauth2.TokenSource
 	// UserAgent is sent with every request; empty means DefaultUserAgent.
 	UserAgent string
+	// onRequest, when set, sees every request before it is sent (the package's tests count them).
+	onRequest func(*http.Request)
 }
 
 // DefaultUserAgent is the User-Agent of requests when Cluster.UserAgent is empty.
@@ -69,6 +72,8 @@ type Client struct {
 	coreWatch corev1client.CoreV1Interface
 	apiext    apiextv1client.ApiextensionsV1Interface
 	dynamic   dynamic.Interface
+	// dynamicWatch is dynamic without requestTimeout, for watches, as coreWatch is.
+	dynamicWatch dynamic.Interface
 }
 
 // NewClient checks c and returns a client for the cluster. It does not contact the cluster.
@@ -105,6 +110,12 @@ func NewClient(c Cluster) (*Client, error) {
 		Burst:          40,
 		WarningHandler: rest.NoWarnings{},
 	}
+	if c.onRequest != nil {
+		tokens := cfg.WrapTransport
+		cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+			return tokens(observedTransport{rt, c.onRequest})
+		}
+	}
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kube: building the HTTP client for %s: %w", host, err)
@@ -126,7 +137,21 @@ func NewClient(c Cluster) (*Client, error) {
 	if kc.dynamic, err = dynamic.NewForConfigAndClient(cfg, hc); err != nil {
 		return nil, fmt.Errorf("kube: building the dynamic client for %s: %w", host, err)
 	}
+	if kc.dynamicWatch, err = dynamic.NewForConfigAndClient(watchCfg, &http.Client{Transport: hc.Transport}); err != nil {
+		return nil, fmt.Errorf("kube: building the dynamic watch client for %s: %w", host, err)
+	}
 	return kc, nil
+}
+
+// observedTransport hands each request to observe before sending it.
+type observedTransport struct {
+	rt      http.RoundTripper
+	observe func(*http.Request)
+}
+
+func (t observedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	t.observe(r)
+	return t.rt.RoundTrip(r)
 }
 
 // Host is the API server's URL (https://host[:port]).

@@ -96,6 +96,12 @@ func retryable(err error) bool {
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
+// isExpired tells a watch resumed from a resource version the API server no longer has (410):
+// the informer lists again.
+func isExpired(err error) bool {
+	return apierrors.IsGone(err) || apierrors.IsResourceExpired(err)
+}
+
 // roundWait makes a waited duration readable: milliseconds under a second, tenths under a
 // minute, seconds beyond.
 func roundWait(d time.Duration) time.Duration {

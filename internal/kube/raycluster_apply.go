@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -61,58 +60,17 @@ func (c *Client) GetRayCluster(ctx context.Context, namespace, name string) (*ra
 	return fromUnstructured(got)
 }
 
-// WaitForRayClusterState reads the RayCluster every poll (DefaultPollInterval when ≤ 0) until
-// KubeRay reports state (such as rayv1.Ready), and returns the last one read: KubeRay writes its
-// status a moment after the Pods it counts are Running. ctx bounds the wait; its end returns the
-// last read with no error.
-func (c *Client) WaitForRayClusterState(ctx context.Context, namespace, name string, state rayv1.ClusterState, poll time.Duration) (*rayv1.RayCluster, error) {
-	var last *rayv1.RayCluster
-	err := waitFor(ctx, poll, func(ctx context.Context) (bool, error) {
-		rc, err := c.GetRayCluster(ctx, namespace, name)
-		if err != nil {
-			return false, err
-		}
-		last = rc
-		return rc.Status.State == state, nil //nolint:staticcheck // State is deprecated for Conditions, still set by KubeRay v1.5
-	}, func(waited time.Duration) string {
-		return fmt.Sprintf("kube: RayCluster %s/%s not %s after waiting %s", namespace, name, state, waited)
-	})
-	if last != nil && ctx.Err() != nil {
-		return last, nil //nolint:nilerr // the end of ctx ends the wait, as documented, not in failure
-	}
-	return last, err
-}
-
-// DeleteRayCluster deletes a RayCluster and waits, polling every poll (DefaultPollInterval when
-// ≤ 0), until it and its Pods are gone: KubeRay's Pods hold TPU hosts until they end. A RayCluster
-// already gone is no error.
-func (c *Client) DeleteRayCluster(ctx context.Context, namespace, name string, poll time.Duration) error {
+// DeleteRayCluster deletes a RayCluster and waits until it and its Pods are gone: KubeRay's Pods
+// hold TPU hosts until they end. A RayCluster already gone is no error.
+func (c *Client) DeleteRayCluster(ctx context.Context, namespace, name string) error {
+	w := c.WatchRayCluster(ctx, namespace, name)
+	defer w.Close()
 	background := metav1.DeletePropagationBackground
 	err := c.dynamic.Resource(rayClusterGVR).Namespace(namespace).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &background})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return c.rayClusterError("deleting", namespace, name, err)
 	}
-	left := -1
-	return waitFor(ctx, poll, func(ctx context.Context) (bool, error) {
-		if _, err := c.GetRayCluster(ctx, namespace, name); !errors.Is(err, ErrRayClusterNotFound) {
-			return false, ignoreNotFound(err)
-		}
-		pods, err := c.core.Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: rayClusterLabel + "=" + name})
-		if err != nil {
-			return false, c.explain(err)
-		}
-		left = len(pods.Items)
-		return left == 0, nil
-	}, func(waited time.Duration) string {
-		return fmt.Sprintf("kube: RayCluster %s/%s: still deleting after %s (%d Pods left)", namespace, name, waited, left)
-	})
-}
-
-func ignoreNotFound(err error) error {
-	if errors.Is(err, ErrRayClusterNotFound) {
-		return nil
-	}
-	return err
+	return w.WaitForGone(ctx)
 }
 
 func (c *Client) rayClusterError(action, namespace, name string, err error) error {
@@ -181,9 +139,10 @@ func (c *Client) RayClusterPods(ctx context.Context, namespace, name string) ([]
 	}
 	nodes := map[string]*corev1.Node{}
 	if len(pods.Items) > 0 {
-		list, err := c.core.Nodes().List(ctx, metav1.ListOptions{})
+		// Workers run on TPU nodes only, and a cluster's CPU nodes may be many.
+		list, err := c.core.Nodes().List(ctx, metav1.ListOptions{LabelSelector: tpu.LabelAccelerator})
 		if err != nil {
-			return nil, fmt.Errorf("kube: listing nodes: %w", c.explain(err))
+			return nil, fmt.Errorf("kube: listing the TPU nodes: %w", c.explain(err))
 		}
 		for i := range list.Items {
 			nodes[list.Items[i].Name] = &list.Items[i]
@@ -191,8 +150,21 @@ func (c *Client) RayClusterPods(ctx context.Context, namespace, name string) ([]
 	}
 	out := make([]RayPod, 0, len(pods.Items))
 	for i := range pods.Items {
-		out = append(out, rayPod(&pods.Items[i], nodes))
+		p := &pods.Items[i]
+		if n := p.Spec.NodeName; n != "" && nodes[n] == nil && p.Labels[rayNodeTypeLabel] == "head" {
+			// The head runs on a CPU node: the one node read for it.
+			if node, err := c.core.Nodes().Get(ctx, n, metav1.GetOptions{}); err == nil {
+				nodes[n] = node
+			}
+		}
+		out = append(out, rayPod(p, nodes))
 	}
+	sortRayPods(out)
+	return out, nil
+}
+
+// sortRayPods orders Pods the head first, then by group, replica and host index.
+func sortRayPods(out []RayPod) {
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		switch {
@@ -207,7 +179,6 @@ func (c *Client) RayClusterPods(ctx context.Context, namespace, name string) ([]
 		}
 		return a.Name < b.Name
 	})
-	return out, nil
 }
 
 func rayPod(p *corev1.Pod, nodes map[string]*corev1.Node) RayPod {
@@ -264,30 +235,4 @@ func envInt(p *corev1.Pod, name string) int {
 		}
 	}
 	return -1
-}
-
-// WaitForRayClusterPods lists the RayCluster's Pods every poll (DefaultPollInterval when ≤ 0)
-// until done accepts them or ctx ends, and returns the last listing. On timeout the error names
-// the Pods not running and, for those the scheduler found no room for, why: the scheduler's
-// message and the cluster autoscaler's last event, as `kubectl describe pod` would show them.
-func (c *Client) WaitForRayClusterPods(ctx context.Context, namespace, name string, poll time.Duration, done func([]RayPod) bool) ([]RayPod, error) {
-	var last []RayPod
-	err := waitFor(ctx, poll, func(ctx context.Context) (bool, error) {
-		pods, err := c.RayClusterPods(ctx, namespace, name)
-		if err != nil {
-			return false, err
-		}
-		last = pods
-		return done(pods), nil
-	}, func(waited time.Duration) string {
-		var scaleUp map[string]string
-		if unscheduled(last) {
-			// ctx has ended: the events are read once, with a moment of their own.
-			ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), autoscalerEventsWait)
-			defer cancel()
-			scaleUp = c.AutoscalerEvents(ectx, namespace)
-		}
-		return describePodWait(namespace, name, last, scaleUp, waited)
-	})
-	return last, err
 }

@@ -3,7 +3,9 @@ package kube
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 // A wait that times out on a Pod no node takes says why, in the words of the scheduler and of
 // the cluster autoscaler, as `kubectl describe pod` shows them.
 func TestWaitForRayClusterPods_explainsUnscheduledPods(t *testing.T) {
+	requireKubeRay(t)
 	ctx := testContext(t, time.Minute)
 	c := env.client
 	const ns, cluster = "default", "wait-unscheduled"
@@ -59,7 +62,7 @@ func TestWaitForRayClusterPods_explainsUnscheduledPods(t *testing.T) {
 
 	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	pods, err := c.WaitForRayClusterPods(waitCtx, ns, cluster, 200*time.Millisecond, func(p []RayPod) bool { return false })
+	pods, err := c.WaitForRayClusterPods(waitCtx, ns, cluster, func(p []RayPod) bool { return false })
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want a deadline error, got %v", err)
 	}
@@ -77,5 +80,74 @@ func TestWaitForRayClusterPods_explainsUnscheduledPods(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "pod triggered scale-up") {
 		t.Errorf("error %q names an older autoscaler event, not the latest", err)
+	}
+}
+
+// A long wait for a RayCluster's Pods costs the API server a few requests, however long it lasts:
+// it lists and then watches, and notices a Pod turn Running as it does.
+func TestWaitForRayClusterPods_watchesInsteadOfPolling(t *testing.T) {
+	requireKubeRay(t)
+	ctx := testContext(t, time.Minute)
+	const ns, cluster = "default", "wait-long"
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: cluster + "-worker-abc", Namespace: ns,
+			Labels: map[string]string{rayClusterLabel: cluster, rayGroupLabel: "g", rayNodeTypeLabel: "worker"}},
+		Spec: corev1.PodSpec{
+			SchedulerName: "raytpu-test-none", // only this test writes the Pod's status
+			Containers:    []corev1.Container{{Name: "ray-worker", Image: "rayproject/ray:2.55.0-py310-tpu"}},
+		},
+	}
+	created, err := env.client.core.Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.client.core.Pods(ns).Delete(context.Background(), pod.Name, metav1.DeleteOptions{}) })
+
+	var mu sync.Mutex
+	requests := map[string]int{}
+	cl := clusterFor(env.cluster, staticToken(env.emu.Token()))
+	cl.onRequest = func(r *http.Request) {
+		what := r.Method + " " + r.URL.Path
+		if r.URL.Query().Get("watch") == "true" {
+			what = "WATCH " + r.URL.Path
+		}
+		mu.Lock()
+		requests[what]++
+		mu.Unlock()
+	}
+	c := testClient(t, cl)
+
+	const quiet = 20 * time.Second
+	started := time.Now()
+	go func() {
+		time.Sleep(quiet)
+		created.Status.Phase = corev1.PodRunning
+		created.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
+		if _, err := env.client.core.Pods(ns).UpdateStatus(context.Background(), created, metav1.UpdateOptions{}); err != nil {
+			t.Error(err)
+		}
+	}()
+	pods, err := c.WaitForRayClusterPods(ctx, ns, cluster, func(p []RayPod) bool { return len(p) == 1 && p[0].Running })
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := time.Since(started)
+	if len(pods) != 1 || pods[0].Name != pod.Name {
+		t.Fatalf("pods: %+v", pods)
+	}
+	if waited > quiet+3*time.Second {
+		t.Errorf("the wait noticed the Pod Running %s after it was, want at once", waited-quiet)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	total := 0
+	for _, n := range requests {
+		total += n
+	}
+	t.Logf("%d requests in a wait of %s (%.1f per minute): %v", total, waited.Round(time.Second), float64(total)/waited.Minutes(), requests)
+	// One listing and one watch each of the RayCluster, its Pods and the TPU nodes, and a few
+	// to spare for a watch the API server ends early; polling made 2 requests a poll.
+	if total > 10 {
+		t.Errorf("%d requests in %s, want at most 10: %v", total, waited.Round(time.Second), requests)
 	}
 }

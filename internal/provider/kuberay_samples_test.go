@@ -107,7 +107,7 @@ func samplesRunOnSlices(t *testing.T) resource.TestCheckFunc {
 			}
 		}
 		for file, name := range names {
-			pods, err := k.WaitForRayClusterPods(ctx, "default", name, 500*time.Millisecond, func(pods []kube.RayPod) bool {
+			pods, err := k.WaitForRayClusterPods(ctx, "default", name, func(pods []kube.RayPod) bool {
 				for _, p := range pods {
 					if !p.Running {
 						return false

@@ -35,10 +35,6 @@ type rayClusterResource struct {
 	resourceBase
 }
 
-// rayPodPoll spaces the listings of a RayCluster's Pods while waiting for them: Pods start within
-// seconds of their slice being up, and the listing costs the API server little.
-const rayPodPoll = 500 * time.Millisecond
-
 // rayStateWait bounds the wait for KubeRay to report a running RayCluster ready.
 const rayStateWait = time.Minute
 
@@ -171,7 +167,7 @@ func (r *rayClusterResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	defer k.Close()
-	err := k.DeleteRayCluster(ctx, state.Namespace.ValueString(), state.Name.ValueString(), rayPodPoll)
+	err := k.DeleteRayCluster(ctx, state.Namespace.ValueString(), state.Name.ValueString())
 	if err != nil && !errors.Is(err, kube.ErrKubeRayNotServed) {
 		resp.Diagnostics.AddError("Error Deleting RayCluster", fmt.Sprintf("%s: %s. Its Pods hold TPU hosts until they end; "+
 			"check them with kubectl get pods -l ray.io/cluster=%s -n %s.", action, err, state.Name.ValueString(), state.Namespace.ValueString()))
@@ -274,8 +270,11 @@ func (r *rayClusterResource) observe(ctx context.Context, k *kube.Client, m *ray
 		pods []kube.RayPod
 		err  error
 	)
+	var w *kube.RayClusterWatch
 	if wait {
-		pods, err = k.WaitForRayClusterPods(ctx, rc.Namespace, rc.Name, rayPodPoll, func(p []kube.RayPod) bool { return allRunning(p, want) })
+		w = k.WatchRayCluster(ctx, rc.Namespace, rc.Name)
+		defer w.Close()
+		pods, err = w.WaitForPods(ctx, func(p []kube.RayPod) bool { return allRunning(p, want) })
 		if err != nil {
 			diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: %s. Workers stay Pending while no slice of their shape is free: check "+
 				"the slices' hosts, and for auto-provisioned groups the cluster's node auto-provisioning limits. Terraform taints the "+
@@ -296,7 +295,7 @@ func (r *rayClusterResource) observe(ctx context.Context, k *kube.Client, m *ray
 		// KubeRay reports the cluster ready a moment after its Pods run; waiting for that keeps
 		// the next refresh from finding a status the apply did not report.
 		sctx, cancel := context.WithTimeout(ctx, rayStateWait)
-		if latest, err := k.WaitForRayClusterState(sctx, rc.Namespace, rc.Name, rayv1.Ready, rayPodPoll); latest != nil && err == nil {
+		if latest, err := w.WaitForState(sctx, rayv1.Ready); latest != nil && err == nil {
 			rc = latest
 		}
 		cancel()

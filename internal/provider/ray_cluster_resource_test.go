@@ -334,7 +334,7 @@ func testKubeClient(t *testing.T, cluster string) *kube.Client {
 
 func deleteRayClusterOutOfBand(t *testing.T, cluster, name string) {
 	t.Helper()
-	if err := testKubeClient(t, cluster).DeleteRayCluster(context.Background(), "default", name, 0); err != nil {
+	if err := testKubeClient(t, cluster).DeleteRayCluster(context.Background(), "default", name); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -358,7 +358,7 @@ func waitRayClusterUnhealthy(t *testing.T, cluster, name string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	_, err := testKubeClient(t, cluster).WaitForRayClusterPods(ctx, "default", name, 0, func(pods []kube.RayPod) bool {
+	_, err := testKubeClient(t, cluster).WaitForRayClusterPods(ctx, "default", name, func(pods []kube.RayPod) bool {
 		for _, p := range pods {
 			if !p.Running {
 				return true

@@ -189,7 +189,7 @@ func rayWorkers(t *testing.T, what string, want func(kube.RayPod) bool) resource
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		var last []kube.RayPod
-		_, err := testKubeClient(t, actionsCluster).WaitForRayClusterPods(ctx, "default", "actions", 0, func(pods []kube.RayPod) bool {
+		_, err := testKubeClient(t, actionsCluster).WaitForRayClusterPods(ctx, "default", "actions", func(pods []kube.RayPod) bool {
 			last = pods
 			workers := 0
 			for _, p := range pods {
