@@ -94,7 +94,7 @@ resource "raytpu_slice" "xpk" {
 				ImportStateCheck: func(states []*terraform.InstanceState) error {
 					return wantAttributes(states, poolID("xpk-v5e-8"), map[string]string{
 						"generation": "v5e", "topology": "2x4", "chips_per_host": "4", "num_hosts": "2", "multi_host": "true",
-						"machine_type": "ct5lp-hightpu-4t", "slice_placement_group.chips_per_vm": "4",
+						"machine_type": "ct5lp-hightpu-4t",
 					})
 				},
 			},

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/ray"
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
@@ -78,14 +79,10 @@ func deriveSliceOutputs(ctx context.Context, s *tpu.Slice, pool, rayVersion, pyt
 	tolerations, d := types.ListValue(types.ObjectType{AttrTypes: tolerationAttrTypes}, []attr.Value{toleration})
 	diags.Append(d...)
 	image := tpu.RayImage(rayVersion, pythonVersion)
-	ray := types.ObjectValueMust(sliceRayAttrTypes, withAttr(withAttr(rayNames(s), "image", attr.Value(types.StringValue(image))),
+	row := rayRow(rayVersion)
+	ray := types.ObjectValueMust(sliceRayAttrTypes, withAttr(withAttr(rayNames(s, row), "image", attr.Value(types.StringValue(image))),
 		"version", attr.Value(types.StringValue(rayVersion))))
-	placementGroup := types.ObjectValueMust(placementGroupAttrTypes, map[string]attr.Value{
-		"topology":            types.StringValue(s.Topology.String()),
-		"accelerator_version": types.StringValue(s.Generation.RayAcceleratorVersion),
-		"chips_per_vm":        types.Int64Value(int64(s.ChipsPerHost())),
-		"num_slices":          types.Int64Value(1),
-	})
+	placementGroup := slicePlacementGroupArgs(s, row, 1)
 	group, err := kubeRayWorkerGroup(s, pool, image, selector)
 	if err != nil {
 		diags.AddError("Worker Group Error", fmt.Sprintf("rendering the KubeRay worker group of %s: %s. Please report this issue to the provider developers.", pool, err))
@@ -105,6 +102,22 @@ func deriveSliceOutputs(ctx context.Context, s *tpu.Slice, pool, rayVersion, pyt
 		SlicePlacementGroup: placementGroup,
 		KubeRayWorkerGroup:  types.StringValue(group),
 	}, diags
+}
+
+// slicePlacementGroupArgs are the arguments of ray.util.tpu.slice_placement_group that reserve
+// numSlices slices of s in the Ray release of row: chips_per_vm only where that release takes it
+// (null otherwise, as passing it would be a TypeError).
+func slicePlacementGroupArgs(s *tpu.Slice, row ray.Names, numSlices int) types.Object {
+	chipsPerVM := types.Int64Null()
+	if row.ChipsPerVM {
+		chipsPerVM = types.Int64Value(int64(s.ChipsPerHost()))
+	}
+	return types.ObjectValueMust(placementGroupAttrTypes, map[string]attr.Value{
+		"topology":            types.StringValue(s.Topology.String()),
+		"accelerator_version": types.StringValue(s.Generation.RayAcceleratorVersion),
+		"chips_per_vm":        chipsPerVM,
+		"num_slices":          types.Int64Value(int64(numSlices)),
+	})
 }
 
 // kubeRayWorkerGroup renders one KubeRay WorkerGroupSpec for the slice with KubeRay's own Go

@@ -259,7 +259,7 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Attributes: map[string]schema.Attribute{
 					"accelerator_version": derivedString("Ray's generation name, for example `v6e`."),
 					"accelerator_type":    derivedString("Ray's `ray.io/accelerator-type` label, for example `TPU-V6E`."),
-					"pod_type":            derivedString("Ray's TPU pod type, for example `v6e-16`."),
+					"pod_type":            derivedString("Ray's TPU pod type in the release of `ray_version`, for example `v6e-16` (tpu7x: `v7x-8` from Ray 2.55, `tpu7x-8` before)."),
 					"head_resource":       derivedString("Resource on worker 0 only, for example `TPU-v6e-16-head`."),
 					"topology_supported": schema.BoolAttribute{
 						Computed: true, MarkdownDescription: "Whether `ray.util.tpu.slice_placement_group` accepts the topology.",
@@ -269,13 +269,17 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				},
 			},
 			"slice_placement_group": schema.SingleNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "Arguments of `ray.util.tpu.slice_placement_group` that reserve this slice.",
+				Computed: true,
+				MarkdownDescription: "Arguments of `ray.util.tpu.slice_placement_group` that reserve this slice, as the Ray release " +
+					"of `ray_version` takes them (raytpu's table of Ray releases: `chips_per_vm` from Ray 2.56). Pass the ones that " +
+					"are not null.",
 				Attributes: map[string]schema.Attribute{
 					"topology":            derivedString("`topology` argument."),
 					"accelerator_version": derivedString("`accelerator_version` argument."),
-					"chips_per_vm":        derivedInt("`chips_per_vm` argument (needed for v6e `2x4` on two VMs)."),
-					"num_slices":          derivedInt("`num_slices` argument: this resource is one slice."),
+					"chips_per_vm": derivedInt("`chips_per_vm` argument, the chips of one host (needed for a v6e `2x4` on two VMs); null " +
+						"when `ray_version`'s `slice_placement_group` has no such parameter (Ray 2.55 and earlier in raytpu's table), " +
+						"which assumes one 8-chip VM for a `2x4`."),
+					"num_slices": derivedInt("`num_slices` argument: this resource is one slice."),
 				},
 			},
 			"kuberay_worker_group": derivedString("A KubeRay `WorkerGroupSpec` for this slice, as JSON: `numOfHosts`, one replica, the Ray " +

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/ray"
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
@@ -43,16 +44,29 @@ var rayShapeAttrTypes = map[string]attr.Type{
 	"topology_supported":  types.BoolType,
 }
 
-// rayNames are Ray's names for a slice: the ray object of raytpu_topology and slice_shape, and,
-// with the image, of raytpu_slice.
-func rayNames(s *tpu.Slice) map[string]attr.Value {
+// rayNames are Ray's names for a slice in the Ray release of row: the ray object of
+// raytpu_topology and slice_shape (for the default Ray version), and, with the image, of
+// raytpu_slice (for its ray_version).
+func rayNames(s *tpu.Slice, row ray.Names) map[string]attr.Value {
+	podType := row.PodType(s.Generation.RayAcceleratorVersion, s.RayPodSize())
 	return map[string]attr.Value{
 		"accelerator_version": types.StringValue(s.Generation.RayAcceleratorVersion),
 		"accelerator_type":    types.StringValue(s.Generation.RayAcceleratorType),
-		"pod_type":            types.StringValue(s.RayPodType()),
-		"head_resource":       types.StringValue(s.RayHeadResource()),
+		"pod_type":            types.StringValue(podType),
+		"head_resource":       types.StringValue("TPU-" + podType + "-head"),
 		"topology_supported":  types.BoolValue(s.RayTopologySupported()),
 	}
+}
+
+// rayRow is the row of raytpu's Ray table for version; the default version's for one that is not
+// a Ray release number (the validators say so).
+func rayRow(version string) ray.Names {
+	v, err := ray.ParseVersion(version)
+	if err != nil {
+		v, _ = ray.ParseVersion(defaultRayVersion)
+	}
+	row, _ := ray.Lookup(v)
+	return row
 }
 
 // sliceShapeAttrTypes mirrors sliceShapeModel.
@@ -188,7 +202,7 @@ func flattenSliceShape(ctx context.Context, s *tpu.Slice) (sliceShapeModel, diag
 		tpu.ResourceName: strconv.Itoa(s.ChipsPerHost()),
 	})
 	diags.Append(d...)
-	ray, d := types.ObjectValue(rayShapeAttrTypes, rayNames(s))
+	ray, d := types.ObjectValue(rayShapeAttrTypes, rayNames(s, rayRow(defaultRayVersion)))
 	diags.Append(d...)
 	return sliceShapeModel{
 		Generation:      types.StringValue(s.Generation.Name),

@@ -106,7 +106,7 @@ func sliceShapeDataSourceAttributes() map[string]schema.Attribute {
 		},
 		"ray": schema.SingleNestedAttribute{
 			Computed:            true,
-			MarkdownDescription: "Ray's names for the slice.",
+			MarkdownDescription: "Ray's names for the slice, in Ray " + defaultRayVersion + " (a `raytpu_slice` gives them for its own `ray_version`).",
 			Attributes: map[string]schema.Attribute{
 				"accelerator_version": schema.StringAttribute{
 					Computed:            true,

@@ -6,9 +6,14 @@ import "fmt"
 // python/ray/util/tpu.py; domain reference section 6).
 
 // RayPodType is Ray's ray.io/tpu-pod-type: the Ray generation name and the accelerator-type
-// size, e.g. v6e-16, v4-16, v5litepod-16.
+// size, e.g. v6e-16, v4-16, v5litepod-16. (How a Ray release names tpu7x is internal/ray's.)
 func (s *Slice) RayPodType() string {
-	return fmt.Sprintf("%s-%d", s.Generation.RayAcceleratorVersion, s.TotalChips()*s.Generation.TensorCoresPerChip)
+	return fmt.Sprintf("%s-%d", s.Generation.RayAcceleratorVersion, s.RayPodSize())
+}
+
+// RayPodSize is the size in Ray's pod type: TensorCores for 2-core chips, chips otherwise.
+func (s *Slice) RayPodSize() int {
+	return s.TotalChips() * s.Generation.TensorCoresPerChip
 }
 
 // RayHeadResource is the resource Ray puts on worker 0 of a slice only, e.g. TPU-v6e-16-head.

@@ -29,15 +29,18 @@ var notes = map[string][]string{
 	"v5e": {
 		"`2x4` is one `ct5lp-hightpu-8t` VM by default. With `chips_per_host = 4` it is two `ct5lp-hightpu-4t` VMs, as xpk " +
 			"creates `v5litepod-8` (AI-Hypercomputer/xpk `system_characteristics.py`); no GKE page confirms or refutes that shape, " +
-			"so prefer the single VM. Ray then needs `chips_per_vm=4` in `slice_placement_group`.",
+			"so prefer the single VM. Ray's `slice_placement_group` then needs `chips_per_vm=4`, a parameter from Ray 2.56 " +
+			"(raytpu's table of Ray releases); earlier releases assume one 8-chip VM, whose bundle no 4-chip host holds.",
 	},
 	"v5p": {
 		"The Cloud TPU v5p documentation caps one slice at `16x16x24`.",
 	},
 	"v6e": {
 		"`2x4` is one `ct6e-standard-8t` VM by default. With `chips_per_host = 4` it is two `ct6e-standard-4t` VMs, a multi-host " +
-			"slice (the Cloud TPU v6e documentation: only through the GKE API). Ray then needs `chips_per_vm=4` in " +
-			"`slice_placement_group`, which assumes one 8-chip VM otherwise; `raytpu_slice` puts it in its `slice_placement_group` output.",
+			"slice (the Cloud TPU v6e documentation: only through the GKE API). Ray's `slice_placement_group` then needs " +
+			"`chips_per_vm=4`, a parameter from Ray 2.56 (raytpu's table of Ray releases); earlier releases assume one 8-chip VM, " +
+			"whose bundle no 4-chip host holds. `raytpu_slice` puts `chips_per_vm` in its `slice_placement_group` output for the Ray " +
+			"versions that take it.",
 	},
 }
 
