@@ -31,6 +31,7 @@ type RayHead struct {
 	CPU, Memory    string // Kubernetes quantities, requests and limits
 	ServiceType    string // ClusterIP, NodePort or LoadBalancer
 	RayStartParams map[string]string
+	Pod            PodSettings
 }
 
 // RayWorkerGroup is one worker group: Replicas slices of NumOfHosts hosts each.
@@ -46,35 +47,26 @@ type RayWorkerGroup struct {
 	NodePools      []string
 	CPU, Memory    string // optional, per host
 	RayStartParams map[string]string
+	Pod            PodSettings
 }
 
 // RayClusterObject renders s with KubeRay's Go types.
 func RayClusterObject(s RayClusterSpec) (*rayv1.RayCluster, error) {
-	head, err := resources(s.Head.CPU, s.Head.Memory, 0)
+	head, err := HeadGroupSpec(s.Head, s.Image)
 	if err != nil {
 		return nil, fmt.Errorf("head: %w", err)
 	}
-	serviceType := corev1.ServiceType(s.Head.ServiceType)
 	rc := &rayv1.RayCluster{
 		TypeMeta:   metav1.TypeMeta{APIVersion: rayv1.GroupVersion.String(), Kind: RayClusterKind},
 		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, Annotations: s.Annotations},
-		Spec: rayv1.RayClusterSpec{
-			RayVersion: s.RayVersion,
-			HeadGroupSpec: rayv1.HeadGroupSpec{
-				ServiceType:    serviceType,
-				RayStartParams: nonNil(s.Head.RayStartParams),
-				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
-					Name: "ray-head", Image: s.Image, Resources: corev1.ResourceRequirements{Requests: head, Limits: head},
-				}}}},
-			},
-		},
+		Spec:       rayv1.RayClusterSpec{RayVersion: s.RayVersion, HeadGroupSpec: head},
 	}
 	var claimed []string
 	for _, g := range s.Groups {
 		claimed = append(claimed, g.NodePools...)
 	}
 	for _, g := range s.Groups {
-		spec, err := workerGroup(g, s.Image, claimed)
+		spec, err := WorkerGroupSpec(g, s.Image, claimed)
 		if err != nil {
 			return nil, fmt.Errorf("worker group %s: %w", g.Name, err)
 		}
@@ -83,8 +75,25 @@ func RayClusterObject(s RayClusterSpec) (*rayv1.RayCluster, error) {
 	return rc, nil
 }
 
-// workerGroup renders one group; claimed are the node pools of the RayCluster's slice groups.
-func workerGroup(g RayWorkerGroup, image string, claimed []string) (rayv1.WorkerGroupSpec, error) {
+// HeadGroupSpec renders the head group; image is the RayCluster's, unless h.Pod names another.
+func HeadGroupSpec(h RayHead, image string) (rayv1.HeadGroupSpec, error) {
+	res, err := resources(h.CPU, h.Memory, 0)
+	if err != nil {
+		return rayv1.HeadGroupSpec{}, err
+	}
+	return rayv1.HeadGroupSpec{
+		ServiceType:    corev1.ServiceType(h.ServiceType),
+		RayStartParams: nonNil(h.RayStartParams),
+		Template: h.Pod.template(corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "ray-head", Image: image, Resources: corev1.ResourceRequirements{Requests: res, Limits: res},
+		}}}),
+	}, nil
+}
+
+// WorkerGroupSpec renders one worker group, whose replicas are whole slices; image is the
+// RayCluster's unless g.Pod names another, and claimed are the node pools of the slice groups of
+// the whole RayCluster (or RayService), which a group of a shape keeps off.
+func WorkerGroupSpec(g RayWorkerGroup, image string, claimed []string) (rayv1.WorkerGroupSpec, error) {
 	res, err := resources(g.CPU, g.Memory, g.ChipsPerHost)
 	if err != nil {
 		return rayv1.WorkerGroupSpec{}, err
@@ -94,7 +103,7 @@ func workerGroup(g RayWorkerGroup, image string, claimed []string) (rayv1.Worker
 		Containers: []corev1.Container{{
 			Name: "ray-worker", Image: image, Resources: corev1.ResourceRequirements{Requests: res, Limits: res},
 		}},
-		NodeSelector: g.NodeSelector,
+		NodeSelector: maps.Clone(g.NodeSelector),
 		Tolerations: []corev1.Toleration{{
 			Key: tpu.ResourceName, Operator: corev1.TolerationOpEqual, Value: tpu.TaintValue, Effect: corev1.TaintEffectNoSchedule,
 		}},
@@ -105,7 +114,6 @@ func workerGroup(g RayWorkerGroup, image string, claimed []string) (rayv1.Worker
 	switch {
 	case len(g.NodePools) == 1:
 		// One slice: the node selector holds the group to it, whatever its host count.
-		pod.NodeSelector = maps.Clone(g.NodeSelector)
 		if pod.NodeSelector == nil {
 			pod.NodeSelector = map[string]string{}
 		}
@@ -129,7 +137,7 @@ func workerGroup(g RayWorkerGroup, image string, claimed []string) (rayv1.Worker
 		MaxReplicas:    &replicas,
 		NumOfHosts:     int32(g.NumOfHosts),
 		RayStartParams: nonNil(g.RayStartParams),
-		Template:       corev1.PodTemplateSpec{Spec: pod},
+		Template:       g.Pod.template(pod),
 	}, nil
 }
 

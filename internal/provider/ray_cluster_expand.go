@@ -96,8 +96,13 @@ func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterMode
 	)
 	for i, g := range cfg.Groups {
 		p := path.Root("worker_groups").AtListIndex(i)
+		pod, err := g.settings()
+		if err != nil {
+			diags.AddAttributeError(p, "Invalid Ray Pod Setting", err.Error()+".")
+			continue
+		}
 		rg := resolvedGroup{RayWorkerGroup: kube.RayWorkerGroup{
-			Name: g.Name, CPU: deref(g.CPU), Memory: deref(g.Memory), RayStartParams: g.RayStartParams,
+			Name: g.Name, CPU: deref(g.CPU), Memory: deref(g.Memory), RayStartParams: g.RayStartParams, Pod: pod,
 		}}
 		if len(g.Slices) > 0 {
 			s, pools := sliceGroupShape(ctx, client, g.Slices, p, false, diags)
@@ -123,10 +128,15 @@ func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterMode
 	}
 	checkShapesApart(shaped, diags)
 	annotation, _ := json.Marshal(cfg)
+	headPod, err := cfg.Head.settings()
+	if err != nil {
+		diags.AddAttributeError(path.Root("head"), "Invalid Ray Pod Setting", err.Error()+".")
+	}
 	spec := kube.RayClusterSpec{
 		Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(),
 		RayVersion: m.RayVersion.ValueString(), Image: m.Image.ValueString(),
-		Head:        kube.RayHead{CPU: cfg.Head.CPU, Memory: cfg.Head.Memory, ServiceType: cfg.Head.ServiceType, RayStartParams: cfg.Head.RayStartParams},
+		Head: kube.RayHead{CPU: cfg.Head.CPU, Memory: cfg.Head.Memory, ServiceType: cfg.Head.ServiceType,
+			RayStartParams: cfg.Head.RayStartParams, Pod: headPod},
 		Annotations: map[string]string{rayConfigAnnotation: string(annotation)},
 	}
 	if cfg.HeadOmitted {
@@ -158,6 +168,7 @@ type rayHeadConfig struct {
 	Memory         string            `json:"memory"`
 	ServiceType    string            `json:"service_type"`
 	RayStartParams map[string]string `json:"ray_start_params,omitempty"`
+	rayPodConfig
 }
 
 type rayGroupConfig struct {
@@ -170,6 +181,7 @@ type rayGroupConfig struct {
 	CPU            *string           `json:"cpu,omitempty"`
 	Memory         *string           `json:"memory,omitempty"`
 	RayStartParams map[string]string `json:"ray_start_params,omitempty"`
+	rayPodConfig
 }
 
 func rayConfigOf(ctx context.Context, m rayClusterModel) (rayConfig, diag.Diagnostics) {
@@ -182,6 +194,9 @@ func rayConfigOf(ctx context.Context, m rayClusterModel) (rayConfig, diag.Diagno
 		diags.Append(m.Head.As(ctx, &h, basetypes.ObjectAsOptions{})...)
 		cfg.Head = rayHeadConfig{CPU: h.CPU.ValueString(), Memory: h.Memory.ValueString(), ServiceType: h.ServiceType.ValueString()}
 		diags.Append(h.RayStartParams.ElementsAs(ctx, &cfg.Head.RayStartParams, false)...)
+		pod, d := podConfigOf(ctx, h.rayPodModel)
+		diags.Append(d...)
+		cfg.Head.rayPodConfig = pod
 	}
 	var groups []rayWorkerGroupModel
 	diags.Append(m.WorkerGroups.ElementsAs(ctx, &groups, false)...)
@@ -193,6 +208,9 @@ func rayConfigOf(ctx context.Context, m rayClusterModel) (rayConfig, diag.Diagno
 		}
 		diags.Append(g.Slices.ElementsAs(ctx, &gc.Slices, false)...)
 		diags.Append(g.RayStartParams.ElementsAs(ctx, &gc.RayStartParams, false)...)
+		pod, d := podConfigOf(ctx, g.rayPodModel)
+		diags.Append(d...)
+		gc.rayPodConfig = pod
 		cfg.Groups = append(cfg.Groups, gc)
 	}
 	return cfg, diags
@@ -207,9 +225,11 @@ func applyRayConfig(ctx context.Context, cfg rayConfig, m *rayClusterModel) diag
 	} else {
 		params, d := stringMap(ctx, cfg.Head.RayStartParams)
 		diags.Append(d...)
+		pod, d := cfg.Head.model(ctx)
+		diags.Append(d...)
 		h, d := types.ObjectValueFrom(ctx, rayHeadAttrTypes, rayHeadModel{
 			CPU: types.StringValue(cfg.Head.CPU), Memory: types.StringValue(cfg.Head.Memory),
-			ServiceType: types.StringValue(cfg.Head.ServiceType), RayStartParams: params,
+			ServiceType: types.StringValue(cfg.Head.ServiceType), RayStartParams: params, rayPodModel: pod,
 		})
 		diags.Append(d...)
 		m.Head = h
@@ -223,11 +243,14 @@ func applyRayConfig(ctx context.Context, cfg rayConfig, m *rayClusterModel) diag
 			slices, d = types.ListValueFrom(ctx, types.StringType, g.Slices)
 			diags.Append(d...)
 		}
+		pod, d := g.model(ctx)
+		diags.Append(d...)
 		groups = append(groups, rayWorkerGroupModel{
 			Name: types.StringValue(g.Name), Slices: slices,
 			Generation: types.StringPointerValue(g.Generation), Topology: types.StringPointerValue(g.Topology),
 			ChipsPerHost: types.Int64PointerValue(g.ChipsPerHost), Replicas: types.Int64PointerValue(g.Replicas),
 			CPU: types.StringPointerValue(g.CPU), Memory: types.StringPointerValue(g.Memory), RayStartParams: params,
+			rayPodModel: pod,
 		})
 	}
 	l, d := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: rayWorkerGroupAttrTypes}, groups)

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
@@ -37,6 +38,12 @@ func (r *rayClusterResource) ValidateConfig(ctx context.Context, req resource.Va
 	if m.Image.IsNull() {
 		resp.Diagnostics.Append(tpuImageWarning(m.RayVersion, m.PythonVersion, "Set image, or python_version to one of those.")...)
 	}
+	if !m.Head.IsNull() && !m.Head.IsUnknown() {
+		var h rayHeadModel
+		if !m.Head.As(ctx, &h, basetypes.ObjectAsOptions{}).HasError() {
+			validatePod(ctx, h.rayPodModel, path.Root("head"), false, &resp.Diagnostics)
+		}
+	}
 	if m.WorkerGroups.IsNull() || m.WorkerGroups.IsUnknown() {
 		return
 	}
@@ -62,6 +69,7 @@ func (r *rayClusterResource) ValidateConfig(ctx context.Context, req resource.Va
 			seenGroup[g.Name.ValueString()] = i
 		}
 		validateGroupKind(g, p, &resp.Diagnostics)
+		validatePod(ctx, g.rayPodModel, p, true, &resp.Diagnostics)
 		if !g.Slices.IsNull() && !g.Slices.IsUnknown() {
 			var ids []types.String
 			resp.Diagnostics.Append(g.Slices.ElementsAs(ctx, &ids, false)...)

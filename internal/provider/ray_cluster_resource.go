@@ -207,6 +207,10 @@ func (r *rayClusterResource) apply(ctx context.Context, m *rayClusterModel, verb
 	if diags.HasError() {
 		return ""
 	}
+	checkServiceAccounts(ctx, k, spec, action, diags)
+	if diags.HasError() {
+		return ""
+	}
 	obj, err := kube.RayClusterObject(spec)
 	if err != nil {
 		diags.AddError("Invalid RayCluster", fmt.Sprintf("%s: %s.", action, err))
@@ -307,6 +311,28 @@ func (r *rayClusterResource) observe(ctx context.Context, k *kube.Client, m *ray
 	m.Status = types.StringValue(string(rc.Status.State)) //nolint:staticcheck // see above
 	m.Healthy = types.BoolValue(allRunning(pods, want) && len(problems) == 0 && everyWorkerRunning(pods))
 	m.Placement = flattenPlacement(pods)
+}
+
+// checkServiceAccounts requires the ServiceAccounts the head and the groups name to exist: KubeRay
+// could not create the Pods otherwise, and the create would wait until its timeout.
+func checkServiceAccounts(ctx context.Context, k *kube.Client, spec kube.RayClusterSpec, action string, diags *diag.Diagnostics) {
+	check := func(p path.Path, name string) {
+		if name == "" {
+			return
+		}
+		switch err := k.GetServiceAccount(ctx, spec.Namespace, name); {
+		case errors.Is(err, kube.ErrNotFound):
+			diags.AddAttributeError(p, "Service Account Not Found", fmt.Sprintf("%s: service_account_name %q: namespace %s has no such "+
+				"ServiceAccount, so KubeRay could not create the Pods. Create it first (kubernetes_service_account, or kubectl create "+
+				"serviceaccount %s -n %s), annotated iam.gke.io/gcp-service-account for Workload Identity.", action, name, spec.Namespace, name, spec.Namespace))
+		case err != nil:
+			diags.AddAttributeError(p, "Error Reading Service Account", fmt.Sprintf("%s: %s", action, err))
+		}
+	}
+	check(path.Root("head").AtName("service_account_name"), spec.Head.Pod.ServiceAccountName)
+	for i, g := range spec.Groups {
+		check(path.Root("worker_groups").AtListIndex(i).AtName("service_account_name"), g.Pod.ServiceAccountName)
+	}
 }
 
 func everyWorkerRunning(pods []kube.RayPod) bool {

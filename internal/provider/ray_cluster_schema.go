@@ -46,6 +46,7 @@ type rayHeadModel struct {
 	Memory         types.String `tfsdk:"memory"`
 	ServiceType    types.String `tfsdk:"service_type"`
 	RayStartParams types.Map    `tfsdk:"ray_start_params"`
+	rayPodModel
 }
 
 type rayWorkerGroupModel struct {
@@ -58,18 +59,19 @@ type rayWorkerGroupModel struct {
 	CPU            types.String `tfsdk:"cpu"`
 	Memory         types.String `tfsdk:"memory"`
 	RayStartParams types.Map    `tfsdk:"ray_start_params"`
+	rayPodModel
 }
 
 var (
-	rayHeadAttrTypes = map[string]attr.Type{
+	rayHeadAttrTypes = withPodAttrTypes(map[string]attr.Type{
 		"cpu": types.StringType, "memory": types.StringType, "service_type": types.StringType,
 		"ray_start_params": types.MapType{ElemType: types.StringType},
-	}
-	rayWorkerGroupAttrTypes = map[string]attr.Type{
+	})
+	rayWorkerGroupAttrTypes = withPodAttrTypes(map[string]attr.Type{
 		"name": types.StringType, "slices": types.ListType{ElemType: types.StringType}, "generation": types.StringType,
 		"topology": types.StringType, "chips_per_host": types.Int64Type, "replicas": types.Int64Type,
 		"cpu": types.StringType, "memory": types.StringType, "ray_start_params": types.MapType{ElemType: types.StringType},
-	}
+	})
 	rayNamesAttrTypes = map[string]attr.Type{
 		"table_version": types.StringType, "exact": types.BoolType,
 		"slice_placement_group_args": types.ListType{ElemType: types.StringType},
@@ -184,7 +186,7 @@ func rayHeadSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Optional:            true,
 		MarkdownDescription: "The Ray head, on the cluster's CPU nodes. Omitted: 1 CPU, 2Gi, a ClusterIP service.",
-		Attributes: map[string]schema.Attribute{
+		Attributes: withPodAttributes(map[string]schema.Attribute{
 			"cpu": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultHeadCPU),
 				MarkdownDescription: "CPU request and limit, a Kubernetes quantity. Default `" + defaultHeadCPU + "`.",
@@ -204,7 +206,7 @@ func rayHeadSchema() schema.SingleNestedAttribute {
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "`ray start` parameters of the head, such as `dashboard-host = \"0.0.0.0\"`.",
 			},
-		},
+		}, false),
 	}
 }
 
@@ -215,7 +217,7 @@ func rayWorkerGroupsSchema() schema.ListNestedAttribute {
 			"`raytpu_slice` ids of one shape: one replica per slice, a multislice group when several) or `generation` and " +
 			"`topology` (no slice resource: the Pods ask for that shape and GKE node auto-provisioning creates the node pools).",
 		Validators: []validator.List{listvalidator.SizeAtLeast(1)},
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+		NestedObject: schema.NestedAttributeObject{Attributes: withPodAttributes(map[string]schema.Attribute{
 			"name": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Group name: a lower-case letter, then letters, digits and hyphens, at most 20 characters.",
@@ -258,7 +260,7 @@ func rayWorkerGroupsSchema() schema.ListNestedAttribute {
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "`ray start` parameters of the workers.",
 			},
-		}},
+		}, true)},
 	}
 }
 

@@ -38,7 +38,19 @@ resource "raytpu_ray_cluster" "train" {
 
   worker_groups = [
     # replicas = 2 (one per slice), numOfHosts = 4, google.com/tpu = 4 per host.
-    { name = "multislice", slices = raytpu_slice.trillium[*].id },
+    {
+      name   = "multislice"
+      slices = raytpu_slice.trillium[*].id
+      # A Kubernetes ServiceAccount of the namespace, which Workload Identity maps to a Google
+      # service account (for example one that may read the training data's bucket).
+      service_account_name = "ray-train"
+      env                  = { JAX_COMPILATION_CACHE_DIR = "/data/jax-cache" }
+      annotations          = { "gke-gcsfuse/volumes" = "true" }
+      volumes = [
+        { name = "shm", mount_path = "/dev/shm", empty_dir = { medium = "Memory", size_limit = "64Gi" } },
+        { name = "data", mount_path = "/data", csi = { driver = "gcsfuse.csi.storage.gke.io", volume_attributes = { bucketName = "my-training-data" } } },
+      ]
+    },
     # No slice resource: the Pods ask for a v6e 2x4 on two 4-chip hosts, and GKE node
     # auto-provisioning creates the node pool, within the cluster's auto_provisioning limits.
     { name = "burst", generation = "v6e", topology = "2x4", chips_per_host = 4 },
