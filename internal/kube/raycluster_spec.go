@@ -42,9 +42,10 @@ type RayWorkerGroup struct {
 	ChipsPerHost int
 	// NodeSelector selects the slice shape (accelerator and topology labels).
 	NodeSelector map[string]string
-	// NodePools, when set, confines the group to these node pools (its slices); empty lets any
-	// pool of the shape take it, including one node auto-provisioning creates for it.
-	NodePools      []string
+	// Claim, when set, holds the group to the slices that carry its labels (SliceClaim); unset
+	// lets any pool of the shape that no group claimed take it, including one node
+	// auto-provisioning creates for it.
+	Claim          *SliceClaim
 	CPU, Memory    string // optional, per host
 	RayStartParams map[string]string
 	Pod            PodSettings
@@ -61,12 +62,8 @@ func RayClusterObject(s RayClusterSpec) (*rayv1.RayCluster, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, Annotations: s.Annotations},
 		Spec:       rayv1.RayClusterSpec{RayVersion: s.RayVersion, HeadGroupSpec: head},
 	}
-	var claimed []string
 	for _, g := range s.Groups {
-		claimed = append(claimed, g.NodePools...)
-	}
-	for _, g := range s.Groups {
-		spec, err := WorkerGroupSpec(g, s.Image, claimed)
+		spec, err := WorkerGroupSpec(g, s.Image)
 		if err != nil {
 			return nil, fmt.Errorf("worker group %s: %w", g.Name, err)
 		}
@@ -91,9 +88,8 @@ func HeadGroupSpec(h RayHead, image string) (rayv1.HeadGroupSpec, error) {
 }
 
 // WorkerGroupSpec renders one worker group, whose replicas are whole slices; image is the
-// RayCluster's unless g.Pod names another, and claimed are the node pools of the slice groups of
-// the whole RayCluster (or RayService), which a group of a shape keeps off.
-func WorkerGroupSpec(g RayWorkerGroup, image string, claimed []string) (rayv1.WorkerGroupSpec, error) {
+// RayCluster's unless g.Pod names another.
+func WorkerGroupSpec(g RayWorkerGroup, image string) (rayv1.WorkerGroupSpec, error) {
 	res, err := resources(g.CPU, g.Memory, g.ChipsPerHost)
 	if err != nil {
 		return rayv1.WorkerGroupSpec{}, err
@@ -108,27 +104,24 @@ func WorkerGroupSpec(g RayWorkerGroup, image string, claimed []string) (rayv1.Wo
 			Key: tpu.ResourceName, Operator: corev1.TolerationOpEqual, Value: tpu.TaintValue, Effect: corev1.TaintEffectNoSchedule,
 		}},
 	}
-	// GKE's TPU webhook replaces the affinity of a multi-host group's Pods with its own, which
-	// keeps each replica within one node pool (kuberay-tpu-webhook main.go, injectPodAffinity: a
-	// JSON patch "add" of /spec/affinity), and leaves their node selector alone.
-	switch {
-	case len(g.NodePools) == 1:
-		// One slice: the node selector holds the group to it, whatever its host count.
+	if g.Claim != nil {
+		// Its slices carry the claim's labels: the node selector, which GKE's TPU webhook leaves
+		// alone, holds the group to them (slice_claim.go).
 		if pod.NodeSelector == nil {
 			pod.NodeSelector = map[string]string{}
 		}
-		pod.NodeSelector[tpu.LabelNodePool] = g.NodePools[0]
-	case len(g.NodePools) > 1:
-		// Several slices: only a node affinity names them all. It holds a single-host group; a
-		// multi-host group loses it to the webhook, and the placement check after create says
-		// when its replicas took another pool of their shape.
-		pod.Affinity = nodePoolAffinity(corev1.NodeSelectorOpIn, g.NodePools)
-	case len(claimed) > 0:
-		// A group of a shape keeps off the slices the other groups take (a single-host v6e-8 is
-		// labelled 2x4 too, and two 4-chip workers of a 2x4 shape would fit on it). Only a
-		// single-host group keeps this affinity, which is why raytpu refuses a multi-host shape
-		// that has the labels of another group's slice.
-		pod.Affinity = nodePoolAffinity(corev1.NodeSelectorOpNotIn, claimed)
+		maps.Copy(pod.NodeSelector, g.Claim.Labels())
+	} else {
+		// A group of a shape keeps off every claimed slice (a single-host v6e-8 is labelled 2x4
+		// too, and two 4-chip workers of a 2x4 shape would fit on it). Only a single-host group
+		// keeps this affinity: the webhook replaces a multi-host Pod's (kuberay-tpu-webhook
+		// main.go, injectPodAffinity: a JSON patch "add" of /spec/affinity), which is why raytpu
+		// refuses a multi-host shape that has the labels of another group's slice.
+		pod.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: ClaimGroupLabel, Operator: corev1.NodeSelectorOpDoesNotExist}},
+			}}},
+		}}
 	}
 	return rayv1.WorkerGroupSpec{
 		GroupName:      g.Name,
@@ -165,12 +158,4 @@ func nonNil(m map[string]string) map[string]string {
 		return map[string]string{}
 	}
 	return m
-}
-
-func nodePoolAffinity(op corev1.NodeSelectorOperator, pools []string) *corev1.Affinity {
-	return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: tpu.LabelNodePool, Operator: op, Values: pools}},
-		}}},
-	}}
 }

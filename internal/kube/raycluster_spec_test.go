@@ -7,64 +7,49 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// TestRayClusterObjectKeepsGroupsOnTheirSlices: a slice group is held to its own node pools (by
-// node selector for one slice, which GKE's TPU webhook leaves alone), and a group of a shape keeps
-// off them, so that it never lands on another group's slice that happens to carry the same labels
-// (a single-host v6e-8 is labelled 2x4). The shape's own selector is not changed.
+// TestRayClusterObjectKeepsGroupsOnTheirSlices: a slice group is held to the slices of its claim
+// by node selector, which GKE's TPU webhook leaves alone, whether it has one slice or several, and
+// a group of a shape keeps off every claimed slice, so that it never lands on another group's
+// slice that happens to carry the same labels (a single-host v6e-8 is labelled 2x4). The shape's
+// own selector is not changed.
 func TestRayClusterObjectKeepsGroupsOnTheirSlices(t *testing.T) {
 	shape := map[string]string{"cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice", "cloud.google.com/gke-tpu-topology": "2x4"}
+	claim := func(group string) *SliceClaim { return &SliceClaim{Namespace: "default", Cluster: "rc", Group: group} }
 	rc, err := RayClusterObject(RayClusterSpec{
 		Name: "rc", Namespace: "default", Image: "rayproject/ray:2.55.0-py310-tpu",
 		Groups: []RayWorkerGroup{
-			{Name: "single", Replicas: 1, NumOfHosts: 1, ChipsPerHost: 8, NodeSelector: shape, NodePools: []string{"v6e-8"}},
-			{Name: "multi", Replicas: 2, NumOfHosts: 4, ChipsPerHost: 4, NodeSelector: shape, NodePools: []string{"a", "b"}},
+			{Name: "single", Replicas: 1, NumOfHosts: 1, ChipsPerHost: 8, NodeSelector: shape, Claim: claim("single")},
+			{Name: "multi", Replicas: 2, NumOfHosts: 4, ChipsPerHost: 4, NodeSelector: shape, Claim: claim("multi")},
 			{Name: "on-demand", Replicas: 1, NumOfHosts: 2, ChipsPerHost: 4, NodeSelector: shape},
 		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pools := func(i int) (corev1.NodeSelectorOperator, []string) {
+	for i, group := range []string{"single", "multi"} {
 		spec := rc.Spec.WorkerGroupSpecs[i].Template.Spec
-		if pool := spec.NodeSelector["cloud.google.com/gke-nodepool"]; pool != "" {
-			if spec.Affinity != nil {
-				t.Errorf("group %d: node selector and affinity", i)
-			}
-			return "selector", []string{pool}
+		want := map[string]string{ClaimNamespaceLabel: "default", ClaimClusterLabel: "rc", ClaimGroupLabel: group}
+		for k, v := range shape {
+			want[k] = v
 		}
-		a := spec.Affinity
-		if a == nil {
-			return "", nil
-		}
-		e := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchExpressions[0]
-		if e.Key != "cloud.google.com/gke-nodepool" {
-			t.Fatalf("group %d: affinity on %s", i, e.Key)
-		}
-		return e.Operator, e.Values
-	}
-	for i, want := range []struct {
-		op    corev1.NodeSelectorOperator
-		pools []string
-	}{
-		{"selector", []string{"v6e-8"}},
-		{corev1.NodeSelectorOpIn, []string{"a", "b"}},
-		{corev1.NodeSelectorOpNotIn, []string{"v6e-8", "a", "b"}},
-	} {
-		if op, got := pools(i); op != want.op || !reflect.DeepEqual(got, want.pools) {
-			t.Errorf("group %s: %s %v, want %s %v", rc.Spec.WorkerGroupSpecs[i].GroupName, op, got, want.op, want.pools)
+		if !reflect.DeepEqual(spec.NodeSelector, want) || spec.Affinity != nil {
+			t.Errorf("group %s: node selector %v and affinity %v, want the selector %v alone", group, spec.NodeSelector, spec.Affinity, want)
 		}
 	}
-
+	shaped := rc.Spec.WorkerGroupSpecs[2].Template.Spec
+	if !reflect.DeepEqual(shaped.NodeSelector, shape) {
+		t.Errorf("group on-demand: node selector %v, want the shape's %v", shaped.NodeSelector, shape)
+	}
+	a := shaped.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		t.Fatalf("group on-demand: no node affinity keeping it off claimed slices: %+v", a)
+	}
+	e := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchExpressions[0]
+	if e.Key != ClaimGroupLabel || e.Operator != corev1.NodeSelectorOpDoesNotExist {
+		t.Errorf("group on-demand: affinity %+v, want %s DoesNotExist", e, ClaimGroupLabel)
+	}
 	if len(shape) != 2 {
 		t.Errorf("the group's selector map was changed: %v", shape)
-	}
-	alone, err := RayClusterObject(RayClusterSpec{Name: "rc", Namespace: "default", Image: "i",
-		Groups: []RayWorkerGroup{{Name: "on-demand", Replicas: 1, NumOfHosts: 2, ChipsPerHost: 4, NodeSelector: shape}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a := alone.Spec.WorkerGroupSpecs[0].Template.Spec.Affinity; a != nil {
-		t.Errorf("a RayCluster of shapes only got node affinity %+v", a)
 	}
 }
 
@@ -80,7 +65,7 @@ func TestRayClusterObjectCarriesPodSettings(t *testing.T) {
 	}
 	rc, err := RayClusterObject(RayClusterSpec{Name: "rc", Namespace: "default", Image: "ray",
 		Head:   RayHead{Pod: PodSettings{ServiceAccountName: "head-sa"}},
-		Groups: []RayWorkerGroup{{Name: "g", Replicas: 1, NumOfHosts: 4, ChipsPerHost: 4, NodeSelector: shape, NodePools: []string{"a"}, Pod: pod}},
+		Groups: []RayWorkerGroup{{Name: "g", Replicas: 1, NumOfHosts: 4, ChipsPerHost: 4, NodeSelector: shape, Claim: &SliceClaim{Namespace: "default", Cluster: "rc", Group: "g"}, Pod: pod}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -16,70 +16,11 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
-// sliceGroupShape reads the node pools of a slices group from GKE and returns their common shape
-// and pool names. Pools of different shapes are an error: one worker group has one numOfHosts,
-// selector and chip count, so a multislice group must be identical slices. With lenient, pools
-// that do not exist yet are skipped (at plan time they may be created in the same apply).
-func sliceGroupShape(ctx context.Context, client *gke.Client, ids []string, p path.Path, lenient bool, diags *diag.Diagnostics) (*tpu.Slice, []string) {
-	var (
-		shape    *tpu.Slice
-		shapeOf  string
-		pools    []string
-		failures bool
-	)
-	for k, raw := range ids {
-		id, err := gke.ParseNodePoolID(raw)
-		if err != nil {
-			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Invalid Slice ID", err.Error()+", the id attribute of raytpu_slice.")
-			failures = true
-			continue
-		}
-		pool, err := client.GetNodePool(ctx, id)
-		if err != nil {
-			if lenient {
-				continue
-			}
-			what := gke.WithAdvice(err)
-			if gke.IsNotFound(err) {
-				what = "the node pool does not exist (deleted outside Terraform? apply its raytpu_slice again)"
-			}
-			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Slice Not Available", fmt.Sprintf("reading slice %s: %s.", id, what))
-			failures = true
-			continue
-		}
-		s, err := tpu.SliceForNodePool(pool.GetConfig().GetMachineType(), pool.GetPlacementPolicy().GetTpuTopology())
-		if err != nil {
-			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Not A TPU Slice",
-				fmt.Sprintf("node pool %s is not a TPU slice: %s. List raytpu_slice ids only.", id, err))
-			failures = true
-			continue
-		}
-		if shape != nil && (shape.Generation != s.Generation || shape.Topology != s.Topology || shape.ChipsPerHost() != s.ChipsPerHost()) {
-			diags.AddAttributeError(p.AtName("slices"), "Multislice Group Mixes Shapes",
-				fmt.Sprintf("slice %s is %s, but %s is %s: the slices of one worker group must be identical (one numOfHosts, node selector "+
-					"and chip count). Put slices of other shapes in their own worker group.", id.Name, describeSlice(s), shapeOf, describeSlice(shape)))
-			failures = true
-			continue
-		}
-		if shape == nil {
-			shape, shapeOf = s, id.Name
-		}
-		pools = append(pools, id.Name)
-	}
-	if failures {
-		return nil, nil
-	}
-	return shape, pools
-}
-
-func describeSlice(s *tpu.Slice) string {
-	return fmt.Sprintf("%s %s on %s (%d hosts)", s.Generation.Name, s.Topology, s.MachineType.Name, s.Hosts)
-}
-
-// resolvedGroup is a worker group with its shape known.
+// resolvedGroup is a worker group with its shape known, and its slices as GKE holds them.
 type resolvedGroup struct {
 	kube.RayWorkerGroup
-	slice *tpu.Slice
+	slice  *tpu.Slice
+	slices []groupSlice
 }
 
 // resolveRayCluster turns the model into the RayCluster to apply, reading the slices from GKE.
@@ -105,11 +46,13 @@ func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterMode
 			Name: g.Name, CPU: deref(g.CPU), Memory: deref(g.Memory), RayStartParams: g.RayStartParams, Pod: pod,
 		}}
 		if len(g.Slices) > 0 {
-			s, pools := sliceGroupShape(ctx, client, g.Slices, p, false, diags)
+			s, slices := sliceGroupShape(ctx, client, g.Slices, p, false, diags)
 			if s == nil {
 				continue
 			}
-			rg.slice, rg.NodePools, rg.Replicas = s, pools, len(pools)
+			claim := kube.SliceClaim{Namespace: m.Namespace.ValueString(), Cluster: m.Name.ValueString(), Group: g.Name}
+			checkClaims(claim, slices, p, diags)
+			rg.slice, rg.slices, rg.Replicas, rg.Claim = s, slices, len(slices), &claim
 			warnRayShape(s, names, p, diags)
 		} else {
 			s, err := tpu.NewSlice(deref(g.Generation), deref(g.Topology), int(derefInt(g.ChipsPerHost)))
@@ -124,7 +67,7 @@ func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterMode
 		}
 		rg.NumOfHosts, rg.ChipsPerHost, rg.NodeSelector = rg.slice.Hosts, rg.slice.ChipsPerHost(), rg.slice.NodeSelector()
 		groups = append(groups, rg)
-		shaped = append(shaped, shapedGroup{index: i, name: g.Name, slice: rg.slice, pools: rg.NodePools})
+		shaped = append(shaped, shapedGroup{index: i, name: g.Name, slice: rg.slice, pools: poolNames(rg.slices)})
 	}
 	checkShapesApart(shaped, diags)
 	annotation, _ := json.Marshal(cfg)

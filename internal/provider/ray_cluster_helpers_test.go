@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,26 +13,36 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
+	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
 )
 
 // testClientset reaches the API server of an emulated cluster with client-go itself, to look at
 // and change what raytpu's kube package does not expose.
 func testClientset(t *testing.T, cluster string) kubernetes.Interface {
 	t.Helper()
-	cl, err := testGKEClient(t).GetCluster(context.Background(), gke.ClusterID{Project: testProject, Location: testLocation, Name: cluster})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := base64.StdEncoding.DecodeString(cl.GetMasterAuth().GetClusterCaCertificate())
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := kubernetes.NewForConfig(&rest.Config{Host: "https://" + cl.GetEndpoint(), BearerToken: testEmulator.Token(),
-		TLSClientConfig: rest.TLSClientConfig{CAData: ca}})
+	k, err := testClientsetE(cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return k
+}
+
+func testClientsetE(cluster string) (kubernetes.Interface, error) {
+	c, err := newTestGKEClient()
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	cl, err := c.GetCluster(context.Background(), gke.ClusterID{Project: testProject, Location: testLocation, Name: cluster})
+	if err != nil {
+		return nil, err
+	}
+	ca, err := base64.StdEncoding.DecodeString(cl.GetMasterAuth().GetClusterCaCertificate())
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(&rest.Config{Host: "https://" + cl.GetEndpoint(), BearerToken: testEmulator.Token(),
+		TLSClientConfig: rest.TLSClientConfig{CAData: ca}})
 }
 
 // rayPodsOf lists the Pods of a RayCluster's group in namespace default ("" for the head).
@@ -67,4 +78,68 @@ func envOf(p corev1.Pod, name string) string {
 		}
 	}
 	return ""
+}
+
+// cordonSlice marks the nodes of a node pool unschedulable (or schedulable again), as kubectl
+// cordon does: Pods already there stay, new ones go elsewhere or wait.
+func cordonSlice(cluster, pool string, unschedulable bool) error {
+	k, err := testClientsetE(cluster)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	nodes, err := k.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "cloud.google.com/gke-nodepool=" + pool})
+	if err != nil {
+		return err
+	}
+	if len(nodes.Items) == 0 {
+		return fmt.Errorf("node pool %s has no nodes", pool)
+	}
+	for i := range nodes.Items {
+		n := &nodes.Items[i]
+		n.Spec.Unschedulable = unschedulable
+		if _, err := k.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restartWorkersOutOfBand deletes every worker Pod of the RayClusters at once, so that KubeRay
+// makes them again and the scheduler places them in whatever order it takes them.
+func restartWorkersOutOfBand(t *testing.T, cluster string, names ...string) {
+	t.Helper()
+	k := testClientset(t, cluster)
+	for _, name := range names {
+		err := k.CoreV1().Pods("default").DeleteCollection(context.Background(), metav1.DeleteOptions{},
+			metav1.ListOptions{LabelSelector: "ray.io/cluster=" + name + ",ray.io/node-type=worker"})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// waitRayClusterRunning waits until the RayCluster runs want worker Pods, all of them made after
+// since (zero: any).
+func waitRayClusterRunning(t *testing.T, cluster, name string, want int, since time.Time) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	k := testClientset(t, cluster)
+	_, err := testKubeClient(t, cluster).WaitForRayClusterPods(ctx, "default", name, func(pods []kube.RayPod) bool {
+		running := 0
+		for _, p := range pods {
+			if p.Head || !p.Running {
+				continue
+			}
+			pod, err := k.CoreV1().Pods("default").Get(ctx, p.Name, metav1.GetOptions{})
+			if err == nil && !pod.CreationTimestamp.Time.Before(since.Truncate(time.Second)) {
+				running++
+			}
+		}
+		return running == want
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,51 +1,51 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	corev1 "k8s.io/api/core/v1"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
-	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
 // groupExpectation is what one worker group should run: replicas slices of hosts Pods each,
 // on pools (empty: any pool of the shape, as node auto-provisioning names them).
 type groupExpectation struct {
 	replicas, hosts int
-	// pools are the group's own slices (node selector, or node affinity In); avoid are the slices
-	// of the other groups, which a group of a shape keeps off (NotIn).
+	// pools are the group's own slices; avoid are the slices of the other groups, which a group of
+	// a shape keeps off.
 	pools, avoid []string
 }
 
-// expectationsOf reads them from the RayCluster as stored: the replicas, numOfHosts and the node
-// pools its node selector or node affinity confines each group to.
+// expectationsOf reads them from the RayCluster as stored: the replicas and numOfHosts of each
+// group, and its slices from the configuration raytpu applied it from.
 func expectationsOf(rc *rayv1.RayCluster) map[string]groupExpectation {
+	var cfg rayConfig
+	_ = json.Unmarshal([]byte(rc.Annotations[rayConfigAnnotation]), &cfg)
+	pools := map[string][]string{}
+	var claimed []string
+	for _, g := range cfg.Groups {
+		for _, raw := range g.Slices {
+			if id, err := gke.ParseNodePoolID(raw); err == nil {
+				pools[g.Name] = append(pools[g.Name], id.Name)
+				claimed = append(claimed, id.Name)
+			}
+		}
+	}
 	out := make(map[string]groupExpectation, len(rc.Spec.WorkerGroupSpecs))
 	for _, g := range rc.Spec.WorkerGroupSpecs {
-		e := groupExpectation{hosts: int(max(g.NumOfHosts, 1)), replicas: 1}
+		e := groupExpectation{hosts: int(max(g.NumOfHosts, 1)), replicas: 1, pools: pools[g.GroupName]}
 		if g.Replicas != nil {
 			e.replicas = int(*g.Replicas)
 		}
-		if pool := g.Template.Spec.NodeSelector[tpu.LabelNodePool]; pool != "" {
-			e.pools = append(e.pools, pool)
-		}
-		if a := g.Template.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-			for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-				for _, req := range term.MatchExpressions {
-					switch {
-					case req.Key != tpu.LabelNodePool:
-					case req.Operator == corev1.NodeSelectorOpIn:
-						e.pools = append(e.pools, req.Values...)
-					case req.Operator == corev1.NodeSelectorOpNotIn:
-						e.avoid = append(e.avoid, req.Values...)
-					}
-				}
-			}
+		if len(e.pools) == 0 {
+			e.avoid = claimed
 		}
 		out[g.GroupName] = e
 	}
@@ -73,6 +73,31 @@ func allRunning(pods []kube.RayPod, want map[string]groupExpectation) bool {
 		}
 	}
 	return true
+}
+
+// waitingGroups says, for each worker group not all running, how many of its Pods run and which
+// slices it may run on.
+func waitingGroups(pods []kube.RayPod, want map[string]groupExpectation) string {
+	running := map[string]int{}
+	for _, p := range pods {
+		if !p.Head && p.Running {
+			running[p.Group]++
+		}
+	}
+	var out strings.Builder
+	for _, name := range sortedKeys(want) {
+		e := want[name]
+		if running[name] >= e.replicas*e.hosts {
+			continue
+		}
+		where := "a free node pool of its shape that no worker group claims, or one node auto-provisioning creates"
+		if len(e.pools) > 0 {
+			where = "its slices " + strings.Join(e.pools, ", ") + " (held by node selector)"
+		}
+		fmt.Fprintf(&out, "Worker group %q: %d of %d Pods running (%d replicas of %d hosts), waiting for %s. ",
+			name, running[name], e.replicas*e.hosts, e.replicas, e.hosts, where)
+	}
+	return out.String()
 }
 
 // placementProblems checks that every replica of every group sits on distinct hosts of one slice

@@ -15,6 +15,7 @@ import (
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
+	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
 	"github.com/raytpu/terraform-provider-raytpu/internal/ray"
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
@@ -193,9 +194,13 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 		for i, g := range groups {
 			p := path.Root("worker_groups").AtListIndex(i)
 			if ids, ok := knownStrings(ctx, g.Slices); ok {
-				// Only the shapes matter here; a pool that is not there yet is checked at apply.
-				if s, pools := sliceGroupShape(ctx, client, ids, p, true, &resp.Diagnostics); s != nil {
-					shaped = append(shaped, shapedGroup{index: i, name: g.Name.ValueString(), slice: s, pools: pools})
+				// The shapes and claims of the pools there are; one that is not there yet is checked at apply.
+				if s, slices := sliceGroupShape(ctx, client, ids, p, true, &resp.Diagnostics); s != nil {
+					shaped = append(shaped, shapedGroup{index: i, name: g.Name.ValueString(), slice: s, pools: poolNames(slices)})
+					if !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
+						claim := kube.SliceClaim{Namespace: plan.Namespace.ValueString(), Cluster: plan.Name.ValueString(), Group: g.Name.ValueString()}
+						checkClaims(claim, slices, p, &resp.Diagnostics)
+					}
 				}
 			} else if s, ok := groupShape(g, p, &diag.Diagnostics{}); ok { // an invalid shape is ValidateConfig's to report
 				shaped = append(shaped, shapedGroup{index: i, name: g.Name.ValueString(), slice: s})

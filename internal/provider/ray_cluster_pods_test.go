@@ -12,13 +12,7 @@ import (
 // testAccRayPodsConfig is a cluster with one single-host v6e 2x2 slice, and a RayCluster whose head
 // and group carry the Pod settings of a real workload.
 func testAccRayPodsConfig(cluster, env string) string {
-	return testAccSliceConfig(cluster, fmt.Sprintf(`
-resource "raytpu_slice" "one" {
-  cluster    = raytpu_cluster.test.id
-  name       = "slice-one"
-  generation = "v6e"
-  topology   = "2x2"
-}
+	return testAccSliceConfig(cluster, v6eSlice("one", "2x2", "")+fmt.Sprintf(`
 resource "raytpu_ray_cluster" "tpu" {
   cluster_id = raytpu_cluster.test.id
   name       = "pods"

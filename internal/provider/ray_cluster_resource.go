@@ -60,7 +60,7 @@ func (r *rayClusterResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	defer cancel()
 	plan.ID = types.StringValue(rayClusterID(plan.ClusterID.ValueString(), plan.Namespace.ValueString(), plan.Name.ValueString()))
-	hash := r.apply(ctx, &plan, "creating", &resp.Diagnostics)
+	hash := r.apply(ctx, &plan, nil, "creating", &resp.Diagnostics)
 	if hash == "" {
 		return
 	}
@@ -128,8 +128,9 @@ func (r *rayClusterResource) Read(ctx context.Context, req resource.ReadRequest,
 }
 
 func (r *rayClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan rayClusterModel
+	var plan, state rayClusterModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -138,7 +139,7 @@ func (r *rayClusterResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	defer cancel()
-	hash := r.apply(ctx, &plan, "updating", &resp.Diagnostics)
+	hash := r.apply(ctx, &plan, &state, "updating", &resp.Diagnostics)
 	if hash == "" {
 		return
 	}
@@ -171,6 +172,13 @@ func (r *rayClusterResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if err != nil && !errors.Is(err, kube.ErrKubeRayNotServed) {
 		resp.Diagnostics.AddError("Error Deleting RayCluster", fmt.Sprintf("%s: %s. Its Pods hold TPU hosts until they end; "+
 			"check them with kubectl get pods -l ray.io/cluster=%s -n %s.", action, err, state.Name.ValueString(), state.Namespace.ValueString()))
+		return
+	}
+	// Its Pods are gone: the slices are free for another worker group.
+	if err := releaseSlices(ctx, client, state.Namespace.ValueString(), state.Name.ValueString(), modelSlices(ctx, state)); err != nil {
+		resp.Diagnostics.AddWarning("Slices Still Claimed", fmt.Sprintf("%s: the RayCluster is deleted, but %s. Until the labels %s, %s and %s "+
+			"are removed from those node pools, no other worker group can use them.", action, err,
+			kube.ClaimNamespaceLabel, kube.ClaimClusterLabel, kube.ClaimGroupLabel))
 	}
 }
 
@@ -187,9 +195,11 @@ func (r *rayClusterResource) ImportState(ctx context.Context, req resource.Impor
 	})
 }
 
-// apply applies the RayCluster of m, waits until it runs on whole slices and fills m's outputs.
-// It returns the hash of the applied spec, or "" when it failed before applying anything.
-func (r *rayClusterResource) apply(ctx context.Context, m *rayClusterModel, verb string, diags *diag.Diagnostics) string {
+// apply claims the slices of m's groups, applies the RayCluster of m, waits until it runs on whole
+// slices, releases the slices of prior (the state before an update) that no group has any more, and
+// fills m's outputs. It returns the hash of the applied spec, or "" when it failed before applying
+// anything.
+func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterModel, verb string, diags *diag.Diagnostics) string {
 	action := verb + " raytpu_ray_cluster (" + m.ID.ValueString() + ")"
 	client := r.client(ctx, action, diags)
 	if client == nil {
@@ -203,13 +213,22 @@ func (r *rayClusterResource) apply(ctx context.Context, m *rayClusterModel, verb
 		return ""
 	}
 	defer k.Close()
-	spec, _ := resolveRayCluster(ctx, client, *m, diags)
+	spec, groups := resolveRayCluster(ctx, client, *m, diags)
 	if diags.HasError() {
 		return ""
 	}
 	checkServiceAccounts(ctx, k, spec, action, diags)
 	if diags.HasError() {
 		return ""
+	}
+	for _, g := range groups {
+		if g.Claim == nil {
+			continue
+		}
+		if err := claimSlices(ctx, client, *g.Claim, g.slices); err != nil {
+			diags.AddError("Error Claiming Slices", fmt.Sprintf("%s: %s", action, err))
+			return ""
+		}
 	}
 	obj, err := kube.RayClusterObject(spec)
 	if err != nil {
@@ -223,6 +242,11 @@ func (r *rayClusterResource) apply(ctx context.Context, m *rayClusterModel, verb
 	}
 	m.InSync = types.BoolValue(true)
 	r.observe(ctx, k, m, applied, true, action, diags)
+	if prior != nil {
+		if err := releaseSlices(ctx, client, m.Namespace.ValueString(), m.Name.ValueString(), leftSlices(ctx, *prior, *m)); err != nil {
+			diags.AddWarning("Slices Still Claimed", fmt.Sprintf("%s: %s. Another worker group cannot use them until their raytpu.dev/ray-* labels go.", action, err))
+		}
+	}
 	return specHash(applied)
 }
 
@@ -280,9 +304,9 @@ func (r *rayClusterResource) observe(ctx context.Context, k *kube.Client, m *ray
 		defer w.Close()
 		pods, err = w.WaitForPods(ctx, func(p []kube.RayPod) bool { return allRunning(p, want) })
 		if err != nil {
-			diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: %s. Workers stay Pending while no slice of their shape is free: check "+
-				"the slices' hosts, and for auto-provisioned groups the cluster's node auto-provisioning limits. Terraform taints the "+
-				"resource; the next apply replaces it.", action, err))
+			diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: %s. %sWorkers stay Pending while no slice of their shape is free: "+
+				"check the slices' hosts, and for auto-provisioned groups the cluster's node auto-provisioning limits. Terraform taints "+
+				"the resource; the next apply replaces it.", action, err, waitingGroups(pods, want)))
 		}
 	} else {
 		pods, err = k.RayClusterPods(ctx, rc.Namespace, rc.Name)

@@ -27,25 +27,7 @@ const rayClusterAddress = "raytpu_ray_cluster.tpu"
 // testAccRayClusterConfig is a cluster with two v6e 4x4 slices and a single-host v6e 2x2, and a
 // RayCluster whose groups the caller writes.
 func testAccRayClusterConfig(cluster, groups string) string {
-	return testAccSliceConfig(cluster, fmt.Sprintf(`
-resource "raytpu_slice" "a" {
-  cluster    = raytpu_cluster.test.id
-  name       = "slice-a"
-  generation = "v6e"
-  topology   = "4x4"
-}
-resource "raytpu_slice" "b" {
-  cluster    = raytpu_cluster.test.id
-  name       = "slice-b"
-  generation = "v6e"
-  topology   = "4x4"
-}
-resource "raytpu_slice" "one" {
-  cluster    = raytpu_cluster.test.id
-  name       = "slice-one"
-  generation = "v6e"
-  topology   = "2x2"
-}
+	return testAccSliceConfig(cluster, v6eSlice("a", "4x4", "")+v6eSlice("b", "4x4", "")+v6eSlice("one", "2x2", "")+fmt.Sprintf(`
 resource "raytpu_ray_cluster" "tpu" {
   cluster_id = raytpu_cluster.test.id
   name       = "tpu"
@@ -55,6 +37,20 @@ resource "raytpu_ray_cluster" "tpu" {
   worker_groups = [%s]
 }
 `, groups))
+}
+
+// v6eSlice is raytpu_slice.<key>, a v6e slice named slice-<key> of raytpu_cluster.test, with more
+// attributes written out.
+func v6eSlice(key, topology, more string) string {
+	return fmt.Sprintf(`
+resource "raytpu_slice" %[1]q {
+  cluster    = raytpu_cluster.test.id
+  name       = "slice-%[1]s"
+  generation = "v6e"
+  topology   = %[2]q
+  %[3]s
+}
+`, key, topology, more)
 }
 
 const multisliceGroups = `
@@ -273,8 +269,13 @@ resource "raytpu_ray_cluster" "tpu" {
 // placementOnSlices checks placement[group]: every replica has hosts Pods, Running, on distinct
 // nodes of one node pool; the replicas' pools are distinct and, in order, start with the prefixes.
 func placementOnSlices(group string, hosts int, poolPrefixes ...string) resource.TestCheckFunc {
+	return placementOnSlicesOf(rayClusterAddress, group, hosts, poolPrefixes...)
+}
+
+// placementOnSlicesOf is placementOnSlices for the RayCluster at address.
+func placementOnSlicesOf(address, group string, hosts int, poolPrefixes ...string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		a := s.RootModule().Resources[rayClusterAddress].Primary.Attributes
+		a := s.RootModule().Resources[address].Primary.Attributes
 		base := "placement." + group
 		if got := a[base+".#"]; got != strconv.Itoa(len(poolPrefixes)) {
 			return fmt.Errorf("%s has %s replicas, want %d", base, got, len(poolPrefixes))

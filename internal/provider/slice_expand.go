@@ -53,7 +53,7 @@ func flattenNodePool(ctx context.Context, pool *containerpb.NodePool, m *sliceRe
 	m.DiskSizeGB = types.Int64Value(int64(cfg.GetDiskSizeGb()))
 	m.DiskType = types.StringValue(cfg.GetDiskType())
 	m.OAuthScopes = keepScopes(ctx, m.OAuthScopes, cfg.GetOauthScopes(), &diags)
-	m.Labels = mapOrNull(ctx, cfg.GetLabels(), m.Labels, &diags)
+	m.Labels = mapOrNull(ctx, sliceOwnLabels(cfg.GetLabels()), m.Labels, &diags)
 	m.ResourceLabels = mapOrNull(ctx, userLabels(cfg.GetResourceLabels()), m.ResourceLabels, &diags)
 	return diags
 }

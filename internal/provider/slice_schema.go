@@ -170,7 +170,10 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"labels": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Kubernetes labels of the nodes. Updated in place.",
+				MarkdownDescription: "Kubernetes labels of the nodes. Updated in place. The labels with which `raytpu_ray_cluster` " +
+					"claims the slice for a worker group (`raytpu.dev/ray-*`) are its own: refused here, left out of this attribute, " +
+					"and kept by an update of it.",
+				Validators: []validator.Map{claimLabelsValidator{}},
 			},
 			"resource_labels": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,

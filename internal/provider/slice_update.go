@@ -41,7 +41,13 @@ func (r *sliceResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	}
 	var mutations []func(context.Context) (*containerpb.Operation, error)
 	for _, update := range updates {
-		mutations = append(mutations, func(ctx context.Context) (*containerpb.Operation, error) { return client.UpdateNodePool(ctx, update) })
+		mutations = append(mutations, func(ctx context.Context) (*containerpb.Operation, error) {
+			// A RayCluster's claim on the slice (its labels) stays whatever the update sends.
+			if err := keepClaim(ctx, client, update); err != nil {
+				return nil, err
+			}
+			return client.UpdateNodePool(ctx, update)
+		})
 	}
 	// Flex-start capacity autoscales whatever the setting says.
 	running := runningChoice(ctx, state)

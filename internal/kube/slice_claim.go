@@ -1,0 +1,68 @@
+package kube
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+)
+
+// A slice a worker group runs on is claimed by it: raytpu puts three labels on the slice's nodes
+// (its node pool's Kubernetes labels, which GKE updates on running nodes in place and keeps on the
+// nodes it adds later: "Update Kubernetes node labels and taints for node pools") and the group's
+// node selector asks for them. GKE's TPU webhook replaces a multi-host Pod's affinity with its own
+// (kuberay-tpu-webhook main.go, injectPodAffinity) but leaves its node selector alone, so the
+// selector holds every group, multi-host or not, to exactly its slices, and no group of any
+// RayCluster that raytpu manages selects a slice another group claimed.
+const (
+	ClaimNamespaceLabel = "raytpu.dev/ray-namespace"
+	ClaimClusterLabel   = "raytpu.dev/ray-cluster"
+	ClaimGroupLabel     = "raytpu.dev/ray-group"
+)
+
+// claimLabels are the claim's keys, in the order messages name them.
+var claimLabels = []string{ClaimNamespaceLabel, ClaimClusterLabel, ClaimGroupLabel}
+
+// SliceClaim says which worker group of which RayCluster a slice is for.
+type SliceClaim struct {
+	Namespace, Cluster, Group string
+}
+
+func (c SliceClaim) String() string {
+	return fmt.Sprintf("worker group %q of RayCluster %s/%s", c.Group, c.Namespace, c.Cluster)
+}
+
+// Labels are the node labels of the claim.
+func (c SliceClaim) Labels() map[string]string {
+	return map[string]string{ClaimNamespaceLabel: c.Namespace, ClaimClusterLabel: c.Cluster, ClaimGroupLabel: c.Group}
+}
+
+// SameRayCluster reports whether o is a group of the same RayCluster.
+func (c SliceClaim) SameRayCluster(o SliceClaim) bool {
+	return c.Namespace == o.Namespace && c.Cluster == o.Cluster
+}
+
+// ClaimOf reads the claim of a slice from its node labels; ok is false when it has none.
+func ClaimOf(labels map[string]string) (c SliceClaim, ok bool) {
+	c = SliceClaim{Namespace: labels[ClaimNamespaceLabel], Cluster: labels[ClaimClusterLabel], Group: labels[ClaimGroupLabel]}
+	return c, c != SliceClaim{}
+}
+
+// WithClaim returns labels with the claim set, replacing any other; a nil claim removes it.
+func WithClaim(labels map[string]string, c *SliceClaim) map[string]string {
+	out := maps.Clone(labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, k := range claimLabels {
+		delete(out, k)
+	}
+	if c != nil {
+		maps.Copy(out, c.Labels())
+	}
+	return out
+}
+
+// IsClaimLabel reports whether a label key is one raytpu keeps for its claims (raytpu.dev/ray-*).
+func IsClaimLabel(key string) bool {
+	return strings.HasPrefix(key, "raytpu.dev/ray-")
+}

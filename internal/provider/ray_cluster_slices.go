@@ -1,0 +1,175 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
+	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
+)
+
+// The slices of a worker group: their shape as GKE holds it, and the claim (kube.SliceClaim)
+// that holds the group to exactly them: raytpu labels their nodes for the group before it applies
+// the RayCluster, and takes the labels off a slice the group no longer has once the RayCluster no
+// longer runs on it.
+
+// groupSlice is one slice of a worker group.
+type groupSlice struct {
+	id gke.NodePoolID
+	// labels are the node pool's Kubernetes labels when it was read.
+	labels map[string]string
+}
+
+func poolNames(slices []groupSlice) []string {
+	out := make([]string, len(slices))
+	for i, s := range slices {
+		out[i] = s.id.Name
+	}
+	return out
+}
+
+// sliceGroupShape reads the node pools of a slices group from GKE and returns their common shape
+// and the slices. Pools of different shapes are an error: one worker group has one numOfHosts,
+// selector and chip count, so a multislice group must be identical slices. With lenient, pools
+// that do not exist yet are skipped (at plan time they may be created in the same apply).
+func sliceGroupShape(ctx context.Context, client *gke.Client, ids []string, p path.Path, lenient bool, diags *diag.Diagnostics) (*tpu.Slice, []groupSlice) {
+	var (
+		shape    *tpu.Slice
+		shapeOf  string
+		slices   []groupSlice
+		failures bool
+	)
+	for k, raw := range ids {
+		id, err := gke.ParseNodePoolID(raw)
+		if err != nil {
+			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Invalid Slice ID", err.Error()+", the id attribute of raytpu_slice.")
+			failures = true
+			continue
+		}
+		pool, err := client.GetNodePool(ctx, id)
+		if err != nil {
+			if lenient {
+				continue
+			}
+			what := gke.WithAdvice(err)
+			if gke.IsNotFound(err) {
+				what = "the node pool does not exist (deleted outside Terraform? apply its raytpu_slice again)"
+			}
+			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Slice Not Available", fmt.Sprintf("reading slice %s: %s.", id, what))
+			failures = true
+			continue
+		}
+		s, err := tpu.SliceForNodePool(pool.GetConfig().GetMachineType(), pool.GetPlacementPolicy().GetTpuTopology())
+		if err != nil {
+			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Not A TPU Slice",
+				fmt.Sprintf("node pool %s is not a TPU slice: %s. List raytpu_slice ids only.", id, err))
+			failures = true
+			continue
+		}
+		if shape != nil && (shape.Generation != s.Generation || shape.Topology != s.Topology || shape.ChipsPerHost() != s.ChipsPerHost()) {
+			diags.AddAttributeError(p.AtName("slices"), "Multislice Group Mixes Shapes",
+				fmt.Sprintf("slice %s is %s, but %s is %s: the slices of one worker group must be identical (one numOfHosts, node selector "+
+					"and chip count). Put slices of other shapes in their own worker group.", id.Name, describeSlice(s), shapeOf, describeSlice(shape)))
+			failures = true
+			continue
+		}
+		if shape == nil {
+			shape, shapeOf = s, id.Name
+		}
+		slices = append(slices, groupSlice{id: id, labels: pool.GetConfig().GetLabels()})
+	}
+	if failures {
+		return nil, nil
+	}
+	return shape, slices
+}
+
+func describeSlice(s *tpu.Slice) string {
+	return fmt.Sprintf("%s %s on %s (%d hosts)", s.Generation.Name, s.Topology, s.MachineType.Name, s.Hosts)
+}
+
+// checkClaims refuses slices that a worker group of another RayCluster claims: a slice runs the
+// replicas of one group. A slice claimed by another group of the same RayCluster moves to this
+// one (the apply takes the other group's replica off it first).
+func checkClaims(want kube.SliceClaim, slices []groupSlice, p path.Path, diags *diag.Diagnostics) {
+	for k, s := range slices {
+		if held, ok := kube.ClaimOf(s.labels); ok && !held.SameRayCluster(want) {
+			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Slice Claimed By Another Worker Group",
+				fmt.Sprintf("worker group %q cannot run on slice %s: it is claimed by %s (its nodes carry %s=%s). A slice runs the replicas "+
+					"of one worker group: remove it from that RayCluster first, or give %q a slice of its own.",
+					want.Group, s.id.Name, held, kube.ClaimGroupLabel, held.Group, want.Group))
+		}
+	}
+}
+
+// claimSlices labels each slice of a group for it, where it is not yet.
+func claimSlices(ctx context.Context, client *gke.Client, claim kube.SliceClaim, slices []groupSlice) error {
+	for _, s := range slices {
+		if held, ok := kube.ClaimOf(s.labels); ok && held == claim {
+			continue
+		}
+		if err := editNodeLabels(ctx, client, s.id, func(labels map[string]string) map[string]string {
+			return kube.WithClaim(labels, &claim)
+		}); err != nil {
+			return fmt.Errorf("claiming slice %s for %s: %s", s.id.Name, claim, gke.WithAdvice(err))
+		}
+	}
+	return nil
+}
+
+// releaseSlices takes the claims of the RayCluster namespace/name off the pools: slices it no
+// longer runs on. A pool already gone, or claimed by another RayCluster since, is left as it is.
+func releaseSlices(ctx context.Context, client *gke.Client, namespace, name string, pools []gke.NodePoolID) error {
+	ours := kube.SliceClaim{Namespace: namespace, Cluster: name}
+	var errs []error
+	for _, id := range pools {
+		err := editNodeLabels(ctx, client, id, func(labels map[string]string) map[string]string {
+			if held, ok := kube.ClaimOf(labels); ok && held.SameRayCluster(ours) {
+				return kube.WithClaim(labels, nil)
+			}
+			return labels
+		})
+		if err != nil && !gke.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("releasing slice %s: %s", id.Name, gke.WithAdvice(err)))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// modelSlices are the slices of every worker group of m.
+func modelSlices(ctx context.Context, m rayClusterModel) []gke.NodePoolID {
+	var groups []rayWorkerGroupModel
+	if m.WorkerGroups.ElementsAs(ctx, &groups, false).HasError() {
+		return nil
+	}
+	var out []gke.NodePoolID
+	for _, g := range groups {
+		ids, _ := knownStrings(ctx, g.Slices)
+		for _, raw := range ids {
+			if id, err := gke.ParseNodePoolID(raw); err == nil {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// leftSlices are the slices of prior that no group of next has.
+func leftSlices(ctx context.Context, prior, next rayClusterModel) []gke.NodePoolID {
+	kept := map[gke.NodePoolID]bool{}
+	for _, id := range modelSlices(ctx, next) {
+		kept[id] = true
+	}
+	var out []gke.NodePoolID
+	for _, id := range modelSlices(ctx, prior) {
+		if !kept[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
