@@ -34,6 +34,16 @@ var ErrKubeRayNotServed = errors.New("the API server does not serve rayclusters.
 // another manager changed (the configuration is the source of truth), and returns the stored
 // object.
 func (c *Client) ApplyRayCluster(ctx context.Context, rc *rayv1.RayCluster) (*rayv1.RayCluster, error) {
+	return c.applyRayCluster(ctx, rc, nil)
+}
+
+// DryRunApplyRayCluster is ApplyRayCluster as a server-side dry run: the RayCluster as the API
+// server would store it, with nothing stored.
+func (c *Client) DryRunApplyRayCluster(ctx context.Context, rc *rayv1.RayCluster) (*rayv1.RayCluster, error) {
+	return c.applyRayCluster(ctx, rc, []string{metav1.DryRunAll})
+}
+
+func (c *Client) applyRayCluster(ctx context.Context, rc *rayv1.RayCluster, dryRun []string) (*rayv1.RayCluster, error) {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(rc)
 	if err != nil {
 		return nil, fmt.Errorf("kube: rendering RayCluster %s/%s: %w", rc.Namespace, rc.Name, err)
@@ -44,7 +54,7 @@ func (c *Client) ApplyRayCluster(ctx context.Context, rc *rayv1.RayCluster) (*ra
 		delete(meta, "creationTimestamp")
 	}
 	got, err := c.dynamic.Resource(rayClusterGVR).Namespace(rc.Namespace).Apply(ctx, rc.Name, &unstructured.Unstructured{Object: m},
-		metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+		metav1.ApplyOptions{FieldManager: FieldManager, Force: true, DryRun: dryRun})
 	if err != nil {
 		return nil, c.rayClusterError("applying", rc.Namespace, rc.Name, err)
 	}
@@ -112,6 +122,7 @@ const (
 // RayPod is one Pod of a RayCluster and where it runs.
 type RayPod struct {
 	Name string
+	UID  string
 	Head bool
 	// Group is the worker group; empty for the head.
 	Group string
@@ -128,6 +139,8 @@ type RayPod struct {
 	Running bool
 	// Unschedulable is the scheduler's message for a Pod it found no node for.
 	Unschedulable string
+	// Template is the stamp of the template the Pod was made from (PodTemplateAnnotation).
+	Template string
 }
 
 // RayClusterPods lists the Pods of a RayCluster with their nodes, the head first, then by group,
@@ -183,8 +196,8 @@ func sortRayPods(out []RayPod) {
 
 func rayPod(p *corev1.Pod, nodes map[string]*corev1.Node) RayPod {
 	rp := RayPod{
-		Name: p.Name, Head: p.Labels[rayNodeTypeLabel] == "head", Group: p.Labels[rayGroupLabel],
-		HostIndex: -1, Node: p.Spec.NodeName, Phase: string(p.Status.Phase),
+		Name: p.Name, UID: string(p.UID), Head: p.Labels[rayNodeTypeLabel] == "head", Group: p.Labels[rayGroupLabel],
+		HostIndex: -1, Node: p.Spec.NodeName, Phase: string(p.Status.Phase), Template: p.Annotations[PodTemplateAnnotation],
 	}
 	if rp.Head {
 		rp.Group = ""

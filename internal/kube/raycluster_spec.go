@@ -49,6 +49,11 @@ type RayWorkerGroup struct {
 	CPU, Memory    string // optional, per host
 	RayStartParams map[string]string
 	Pod            PodSettings
+	// WorkersToDelete are Pods KubeRay is to delete first when the group shrinks, so that it
+	// takes the replicas raytpu says (those on a slice the group no longer has) rather than
+	// any: KubeRay deletes the whole replica of each (raycluster_controller.go,
+	// reconcileMultiHostWorkerGroup; each Pod named otherwise).
+	WorkersToDelete []string
 }
 
 // RayClusterObject renders s with KubeRay's Go types.
@@ -62,11 +67,13 @@ func RayClusterObject(s RayClusterSpec) (*rayv1.RayCluster, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, Annotations: s.Annotations},
 		Spec:       rayv1.RayClusterSpec{RayVersion: s.RayVersion, HeadGroupSpec: head},
 	}
+	stamp(&rc.Spec.HeadGroupSpec.Template, s.RayVersion, head.RayStartParams)
 	for _, g := range s.Groups {
 		spec, err := WorkerGroupSpec(g, s.Image)
 		if err != nil {
 			return nil, fmt.Errorf("worker group %s: %w", g.Name, err)
 		}
+		stamp(&spec.Template, s.RayVersion, spec.NumOfHosts, spec.RayStartParams)
 		rc.Spec.WorkerGroupSpecs = append(rc.Spec.WorkerGroupSpecs, spec)
 	}
 	return rc, nil
@@ -131,6 +138,7 @@ func WorkerGroupSpec(g RayWorkerGroup, image string) (rayv1.WorkerGroupSpec, err
 		NumOfHosts:     int32(g.NumOfHosts),
 		RayStartParams: nonNil(g.RayStartParams),
 		Template:       g.Pod.template(pod),
+		ScaleStrategy:  rayv1.ScaleStrategy{WorkersToDelete: g.WorkersToDelete},
 	}, nil
 }
 

@@ -90,3 +90,45 @@ func TestRayClusterObjectCarriesPodSettings(t *testing.T) {
 		t.Errorf("the group's selector map was changed: %v", shape)
 	}
 }
+
+// The stamp of a template changes with what its Pods are made from, and only with that: a change
+// of replicas leaves the Pods as they are.
+func TestRayClusterObjectStampsTemplates(t *testing.T) {
+	base := RayClusterSpec{Name: "rc", Namespace: "default", Image: "ray", RayVersion: "2.55.0",
+		Groups: []RayWorkerGroup{{Name: "g", Replicas: 1, NumOfHosts: 4, ChipsPerHost: 4}}}
+	stamps := func(change func(*RayClusterSpec)) Templates {
+		s := base
+		s.Groups = append([]RayWorkerGroup(nil), base.Groups...)
+		change(&s)
+		rc, err := RayClusterObject(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return TemplatesOf(rc)
+	}
+	was := stamps(func(*RayClusterSpec) {})
+	if was.Head == "" || was.Groups["g"] == "" {
+		t.Fatalf("no stamps: %+v", was)
+	}
+	for what, tc := range map[string]struct {
+		change      func(*RayClusterSpec)
+		head, group bool // changed
+	}{
+		"replicas":     {func(s *RayClusterSpec) { s.Groups[0].Replicas = 3 }, false, false},
+		"ray version":  {func(s *RayClusterSpec) { s.RayVersion = "2.56.0" }, true, true},
+		"image":        {func(s *RayClusterSpec) { s.Image = "other" }, true, true},
+		"group env":    {func(s *RayClusterSpec) { s.Groups[0].Pod.Env = map[string]string{"A": "1"} }, false, true},
+		"hosts":        {func(s *RayClusterSpec) { s.Groups[0].NumOfHosts = 8 }, false, true},
+		"head cpu":     {func(s *RayClusterSpec) { s.Head.CPU = "2" }, true, false},
+		"head service": {func(s *RayClusterSpec) { s.Head.ServiceType = "NodePort" }, false, false},
+	} {
+		now := stamps(tc.change)
+		if (now.Head != was.Head) != tc.head || (now.Groups["g"] != was.Groups["g"]) != tc.group {
+			t.Errorf("%s: head stamp changed %v, group %v; want %v, %v", what, now.Head != was.Head, now.Groups["g"] != was.Groups["g"], tc.head, tc.group)
+		}
+	}
+	stale := RayPod{Group: "g", Template: "old"}
+	if !was.Stale(stale) || was.Stale(RayPod{Group: "g", Template: was.Groups["g"]}) || was.Stale(RayPod{Group: "g"}) {
+		t.Error("Stale: a Pod of another stamp is stale, one of the template's or without a stamp is not")
+	}
+}

@@ -178,8 +178,10 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 	var state rayClusterModel
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		plannedRestarts(ctx, state, plan).warn(&resp.Diagnostics)
 		if !state.InSync.IsNull() && !state.InSync.ValueBool() {
-			// Changed outside Terraform: plan an apply that takes the fields back.
+			// Not what the configuration and the slices ask for (inSync): plan an apply that brings
+			// the RayCluster, its Pods and its slices' claims in line.
 			plan.InSync = types.BoolValue(true)
 			plan.Status, plan.Healthy = types.StringUnknown(), types.BoolUnknown()
 			plan.Placement = types.MapUnknown(placementType.ElemType)

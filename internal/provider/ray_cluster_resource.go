@@ -2,8 +2,6 @@ package provider
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
@@ -35,13 +32,6 @@ type rayClusterResource struct {
 	resourceBase
 }
 
-// rayStateWait bounds the wait for KubeRay to report a running RayCluster ready.
-const rayStateWait = time.Minute
-
-// privateSpecKey keeps the hash of the spec raytpu applied, to tell a RayCluster changed outside
-// Terraform.
-const privateSpecKey = "applied_spec"
-
 var pathClusterID = path.Root("cluster_id")
 
 func (r *rayClusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -60,11 +50,9 @@ func (r *rayClusterResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	defer cancel()
 	plan.ID = types.StringValue(rayClusterID(plan.ClusterID.ValueString(), plan.Namespace.ValueString(), plan.Name.ValueString()))
-	hash := r.apply(ctx, &plan, nil, "creating", &resp.Diagnostics)
-	if hash == "" {
+	if !r.apply(ctx, &plan, nil, "creating", &resp.Diagnostics) {
 		return
 	}
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateSpecKey, []byte(`"`+hash+`"`))...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -113,17 +101,13 @@ func (r *rayClusterResource) Read(ctx context.Context, req resource.ReadRequest,
 		svc, dash, cl := rayAddresses(state.Namespace.ValueString(), state.Name.ValueString())
 		state.HeadService, state.DashboardAddress, state.ClientAddress = types.StringValue(svc), types.StringValue(dash), types.StringValue(cl)
 	}
-	live := specHash(rc)
-	var applied string
-	if data, d := req.Private.GetKey(ctx, privateSpecKey); !d.HasError() && len(data) > 0 {
-		_ = json.Unmarshal(data, &applied)
+	ok, why := inSync(ctx, client, k, state, rc)
+	if !ok {
+		resp.Diagnostics.AddWarning("RayCluster Not As Configured", fmt.Sprintf("%s: %s. The next apply brings the RayCluster and its "+
+			"Pods in line with the configuration and the slices.", action, why))
 	}
-	if applied == "" {
-		applied = live
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateSpecKey, []byte(`"`+live+`"`))...)
-	}
-	state.InSync = types.BoolValue(live == applied)
-	r.observe(ctx, k, &state, rc, false, action, &resp.Diagnostics)
+	state.InSync = types.BoolValue(ok)
+	r.observe(ctx, k, nil, &state, rc, action, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -139,11 +123,9 @@ func (r *rayClusterResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	defer cancel()
-	hash := r.apply(ctx, &plan, &state, "updating", &resp.Diagnostics)
-	if hash == "" {
+	if !r.apply(ctx, &plan, &state, "updating", &resp.Diagnostics) {
 		return
 	}
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateSpecKey, []byte(`"`+hash+`"`))...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -195,61 +177,6 @@ func (r *rayClusterResource) ImportState(ctx context.Context, req resource.Impor
 	})
 }
 
-// apply claims the slices of m's groups, applies the RayCluster of m, waits until it runs on whole
-// slices, releases the slices of prior (the state before an update) that no group has any more, and
-// fills m's outputs. It returns the hash of the applied spec, or "" when it failed before applying
-// anything.
-func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterModel, verb string, diags *diag.Diagnostics) string {
-	action := verb + " raytpu_ray_cluster (" + m.ID.ValueString() + ")"
-	client := r.client(ctx, action, diags)
-	if client == nil {
-		return ""
-	}
-	k, gone := r.kubeFor(ctx, client, m.ClusterID.ValueString(), true, action, diags)
-	if gone {
-		diags.AddError("Cluster Not Found", fmt.Sprintf("%s: cluster %s does not exist.", action, m.ClusterID.ValueString()))
-	}
-	if k == nil {
-		return ""
-	}
-	defer k.Close()
-	spec, groups := resolveRayCluster(ctx, client, *m, diags)
-	if diags.HasError() {
-		return ""
-	}
-	checkServiceAccounts(ctx, k, spec, action, diags)
-	if diags.HasError() {
-		return ""
-	}
-	for _, g := range groups {
-		if g.Claim == nil {
-			continue
-		}
-		if err := claimSlices(ctx, client, *g.Claim, g.slices); err != nil {
-			diags.AddError("Error Claiming Slices", fmt.Sprintf("%s: %s", action, err))
-			return ""
-		}
-	}
-	obj, err := kube.RayClusterObject(spec)
-	if err != nil {
-		diags.AddError("Invalid RayCluster", fmt.Sprintf("%s: %s.", action, err))
-		return ""
-	}
-	applied, err := k.ApplyRayCluster(ctx, obj)
-	if err != nil {
-		diags.AddError("Error Applying RayCluster", fmt.Sprintf("%s: %s", action, err))
-		return ""
-	}
-	m.InSync = types.BoolValue(true)
-	r.observe(ctx, k, m, applied, true, action, diags)
-	if prior != nil {
-		if err := releaseSlices(ctx, client, m.Namespace.ValueString(), m.Name.ValueString(), leftSlices(ctx, *prior, *m)); err != nil {
-			diags.AddWarning("Slices Still Claimed", fmt.Sprintf("%s: %s. Another worker group cannot use them until their raytpu.dev/ray-* labels go.", action, err))
-		}
-	}
-	return specHash(applied)
-}
-
 // kubeFor returns a client for the cluster's API server, with KubeRay serving. gone is true when
 // the cluster does not exist. With wait it waits a while for KubeRay's CRDs (GKE reports the
 // add-on enabled before they serve); otherwise it does not check them.
@@ -288,89 +215,4 @@ func (r *rayClusterResource) kubeFor(ctx context.Context, client *gke.Client, cl
 		}
 	}
 	return k, false
-}
-
-// observe fills the outputs from the RayCluster's Pods. With wait it first waits until the head
-// and every worker run, and then requires every replica on distinct hosts of one slice.
-func (r *rayClusterResource) observe(ctx context.Context, k *kube.Client, m *rayClusterModel, rc *rayv1.RayCluster, wait bool, action string, diags *diag.Diagnostics) {
-	want := expectationsOf(rc)
-	var (
-		pods []kube.RayPod
-		err  error
-	)
-	var w *kube.RayClusterWatch
-	if wait {
-		w = k.WatchRayCluster(ctx, rc.Namespace, rc.Name)
-		defer w.Close()
-		pods, err = w.WaitForPods(ctx, func(p []kube.RayPod) bool { return allRunning(p, want) })
-		if err != nil {
-			diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: %s. %sWorkers stay Pending while no slice of their shape is free: "+
-				"check the slices' hosts, and for auto-provisioned groups the cluster's node auto-provisioning limits. Terraform taints "+
-				"the resource; the next apply replaces it.", action, err, waitingGroups(pods, want)))
-		}
-	} else {
-		pods, err = k.RayClusterPods(ctx, rc.Namespace, rc.Name)
-		if err != nil {
-			diags.AddWarning("RayCluster Pods Unknown", fmt.Sprintf("%s: %s", action, err))
-		}
-	}
-	problems := placementProblems(pods, want)
-	if wait && err == nil && len(problems) > 0 {
-		diags.AddError("Ray Workers Not On Whole Slices", fmt.Sprintf("%s: %v. Each replica must run on distinct hosts of one slice, "+
-			"whose ICI links them.", action, problems))
-	}
-	if wait && err == nil && len(problems) == 0 {
-		// KubeRay reports the cluster ready a moment after its Pods run; waiting for that keeps
-		// the next refresh from finding a status the apply did not report.
-		sctx, cancel := context.WithTimeout(ctx, rayStateWait)
-		if latest, err := w.WaitForState(sctx, rayv1.Ready); latest != nil && err == nil {
-			rc = latest
-		}
-		cancel()
-	} else if latest, err := k.GetRayCluster(ctx, rc.Namespace, rc.Name); err == nil {
-		rc = latest
-	}
-	// State (ready, suspended) is deprecated for Conditions but still set by KubeRay v1.5, and it is
-	// the one word users know.
-	m.Status = types.StringValue(string(rc.Status.State)) //nolint:staticcheck // see above
-	m.Healthy = types.BoolValue(allRunning(pods, want) && len(problems) == 0 && everyWorkerRunning(pods))
-	m.Placement = flattenPlacement(pods)
-}
-
-// checkServiceAccounts requires the ServiceAccounts the head and the groups name to exist: KubeRay
-// could not create the Pods otherwise, and the create would wait until its timeout.
-func checkServiceAccounts(ctx context.Context, k *kube.Client, spec kube.RayClusterSpec, action string, diags *diag.Diagnostics) {
-	check := func(p path.Path, name string) {
-		if name == "" {
-			return
-		}
-		switch err := k.GetServiceAccount(ctx, spec.Namespace, name); {
-		case errors.Is(err, kube.ErrNotFound):
-			diags.AddAttributeError(p, "Service Account Not Found", fmt.Sprintf("%s: service_account_name %q: namespace %s has no such "+
-				"ServiceAccount, so KubeRay could not create the Pods. Create it first (kubernetes_service_account, or kubectl create "+
-				"serviceaccount %s -n %s), annotated iam.gke.io/gcp-service-account for Workload Identity.", action, name, spec.Namespace, name, spec.Namespace))
-		case err != nil:
-			diags.AddAttributeError(p, "Error Reading Service Account", fmt.Sprintf("%s: %s", action, err))
-		}
-	}
-	check(path.Root("head").AtName("service_account_name"), spec.Head.Pod.ServiceAccountName)
-	for i, g := range spec.Groups {
-		check(path.Root("worker_groups").AtListIndex(i).AtName("service_account_name"), g.Pod.ServiceAccountName)
-	}
-}
-
-func everyWorkerRunning(pods []kube.RayPod) bool {
-	for _, p := range pods {
-		if !p.Running {
-			return false
-		}
-	}
-	return true
-}
-
-// specHash identifies a RayCluster's spec as the API server stores it.
-func specHash(rc *rayv1.RayCluster) string {
-	data, _ := json.Marshal(rc.Spec)
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }

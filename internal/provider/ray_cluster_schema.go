@@ -165,11 +165,13 @@ func (r *rayClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"status":            computedString("KubeRay's state of the RayCluster (`status.state`, for example `ready`); empty before KubeRay reports one."),
 			"healthy": schema.BoolAttribute{
 				Computed:            true,
-				MarkdownDescription: "Every head and worker Pod is Running and Ready, and every replica sits on distinct hosts of one slice. Refreshed by each read: a failed host turns it `false`.",
+				MarkdownDescription: "Every head and worker Pod is Running and Ready, made from the RayCluster's present templates, and every replica sits on distinct hosts of one slice. Refreshed by each read: a failed host turns it `false`.",
 			},
 			"in_sync": schema.BoolAttribute{
-				Computed:            true,
-				MarkdownDescription: "`false` when the RayCluster was changed outside Terraform since raytpu applied it; the next apply applies it again.",
+				Computed: true,
+				MarkdownDescription: "`false` when the RayCluster is not what its configuration and its slices ask for: changed outside " +
+					"Terraform, a slice replaced by one of another shape, a slice that lost its claim labels, or Pods left from an older " +
+					"template. The next plan updates it.",
 			},
 			"placement": schema.MapAttribute{
 				Computed:    true,

@@ -1,0 +1,221 @@
+package provider
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+)
+
+// apply brings the RayCluster and its Pods to what m says, and fills m's outputs:
+//  1. claims the slices of m's groups (ray_cluster_slices.go);
+//  2. applies the RayCluster, naming as workersToDelete the replicas on slices their group no
+//     longer has, so that KubeRay takes those and not others, and waits until they are gone;
+//  3. releases the slices of prior (the state before an update) that no group has any more;
+//  4. replaces the Pods KubeRay keeps from an older template (ray_cluster_rollout.go): KubeRay v1.5
+//     does not roll a template change out;
+//  5. waits until every Pod runs on whole slices.
+//
+// It returns false when it failed before the RayCluster was applied.
+func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterModel, verb string, diags *diag.Diagnostics) bool {
+	action := verb + " raytpu_ray_cluster (" + m.ID.ValueString() + ")"
+	client := r.client(ctx, action, diags)
+	if client == nil {
+		return false
+	}
+	k, gone := r.kubeFor(ctx, client, m.ClusterID.ValueString(), true, action, diags)
+	if gone {
+		diags.AddError("Cluster Not Found", fmt.Sprintf("%s: cluster %s does not exist.", action, m.ClusterID.ValueString()))
+	}
+	if k == nil {
+		return false
+	}
+	defer k.Close()
+	spec, groups := resolveRayCluster(ctx, client, *m, diags)
+	if diags.HasError() {
+		return false
+	}
+	checkServiceAccounts(ctx, k, spec, action, diags)
+	if diags.HasError() {
+		return false
+	}
+	for _, g := range groups {
+		if g.Claim == nil {
+			continue
+		}
+		if err := claimSlices(ctx, client, *g.Claim, g.slices); err != nil {
+			diags.AddError("Error Claiming Slices", fmt.Sprintf("%s: %s", action, err))
+			return false
+		}
+	}
+	w := k.WatchRayCluster(ctx, spec.Namespace, spec.Name)
+	defer w.Close()
+	var leaving []kube.RayPod
+	if prior != nil {
+		pods, err := k.RayClusterPods(ctx, spec.Namespace, spec.Name)
+		if err != nil {
+			diags.AddError("Error Reading RayCluster", fmt.Sprintf("%s: %s", action, err))
+			return false
+		}
+		leaving = leavingReplicas(pods, groups)
+		for i := range spec.Groups {
+			spec.Groups[i].WorkersToDelete = podNames(leaving, spec.Groups[i].Name)
+		}
+	}
+	applied, ok := r.applySpec(ctx, k, spec, action, diags)
+	if !ok {
+		return false
+	}
+	if len(leaving) > 0 {
+		// The replicas on slices their group no longer has are gone when no Pod of theirs is left;
+		// then the spec is applied again without them.
+		if _, err := w.WaitForPods(ctx, func(pods []kube.RayPod) bool { return !anyOf(pods, leaving) }); err != nil {
+			diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: the replicas on the slices the groups no longer have did not end: %s", action, err))
+			return true
+		}
+		for i := range spec.Groups {
+			spec.Groups[i].WorkersToDelete = nil
+		}
+		if applied, ok = r.applySpec(ctx, k, spec, action, diags); !ok {
+			return true
+		}
+	}
+	if prior != nil {
+		// No Pod of the RayCluster runs on the slices no group has any more: they go back before any
+		// replica is made again, which could otherwise take one of them.
+		if err := releaseSlices(ctx, client, m.Namespace.ValueString(), m.Name.ValueString(), leftSlices(ctx, *prior, *m)); err != nil {
+			diags.AddError("Error Releasing Slices", fmt.Sprintf("%s: %s. Until their raytpu.dev/ray-* labels go, the RayCluster's "+
+				"replicas could run on them.", action, err))
+			return true
+		}
+	}
+	var restart restartPlan
+	if prior != nil {
+		restart = plannedRestarts(ctx, *prior, *m)
+	}
+	if err := restartStale(ctx, k, w, applied, restart); err != nil {
+		diags.AddError("Error Restarting Ray Pods", fmt.Sprintf("%s: %s", action, err))
+		return true
+	}
+	m.InSync = types.BoolValue(true)
+	r.observe(ctx, k, w, m, applied, action, diags)
+	return true
+}
+
+func (r *rayClusterResource) applySpec(ctx context.Context, k *kube.Client, spec kube.RayClusterSpec, action string, diags *diag.Diagnostics) (*rayv1.RayCluster, bool) {
+	obj, err := kube.RayClusterObject(spec)
+	if err != nil {
+		diags.AddError("Invalid RayCluster", fmt.Sprintf("%s: %s.", action, err))
+		return nil, false
+	}
+	applied, err := k.ApplyRayCluster(ctx, obj)
+	if err != nil {
+		diags.AddError("Error Applying RayCluster", fmt.Sprintf("%s: %s", action, err))
+		return nil, false
+	}
+	return applied, true
+}
+
+// observe fills the outputs from the RayCluster's Pods. With a watch w it first waits on it until
+// the head and every worker run from the RayCluster's current templates, and then requires every
+// replica on distinct hosts of one slice; without, it reads the Pods once.
+func (r *rayClusterResource) observe(ctx context.Context, k *kube.Client, w *kube.RayClusterWatch, m *rayClusterModel, rc *rayv1.RayCluster, action string, diags *diag.Diagnostics) {
+	want := expectationsOf(rc)
+	templates := kube.TemplatesOf(rc)
+	var (
+		pods []kube.RayPod
+		err  error
+	)
+	if w != nil {
+		pods, err = w.WaitForPods(ctx, func(p []kube.RayPod) bool { return settled(p, templates, want) })
+		if err != nil {
+			diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: %s. %sWorkers stay Pending while no slice of their shape is free: "+
+				"check the slices' hosts, and for auto-provisioned groups the cluster's node auto-provisioning limits. Terraform taints "+
+				"the resource; the next apply replaces it.", action, err, waitingGroups(pods, want)))
+		}
+	} else {
+		pods, err = k.RayClusterPods(ctx, rc.Namespace, rc.Name)
+		if err != nil {
+			diags.AddWarning("RayCluster Pods Unknown", fmt.Sprintf("%s: %s", action, err))
+		}
+	}
+	problems := placementProblems(pods, want)
+	if w != nil && err == nil && len(problems) > 0 {
+		diags.AddError("Ray Workers Not On Whole Slices", fmt.Sprintf("%s: %v. Each replica must run on distinct hosts of one slice, "+
+			"whose ICI links them.", action, problems))
+	}
+	if w != nil && err == nil && len(problems) == 0 {
+		// KubeRay reports the cluster ready a moment after its Pods run; waiting for that keeps
+		// the next refresh from finding a status the apply did not report.
+		sctx, cancel := context.WithTimeout(ctx, rayStateWait)
+		if latest, err := w.WaitForState(sctx, rayv1.Ready); latest != nil && err == nil {
+			rc = latest
+		}
+		cancel()
+	} else if latest, err := k.GetRayCluster(ctx, rc.Namespace, rc.Name); err == nil {
+		rc = latest
+	}
+	// State (ready, suspended) is deprecated for Conditions but still set by KubeRay v1.5, and it is
+	// the one word users know.
+	m.Status = types.StringValue(string(rc.Status.State)) //nolint:staticcheck // see above
+	m.Healthy = types.BoolValue(settled(pods, templates, want) && len(problems) == 0 && everyWorkerRunning(pods))
+	m.Placement = flattenPlacement(pods)
+}
+
+// settled reports whether the head and every expected worker run, all made from the present
+// templates, with no Pod of an older one or of a group the RayCluster no longer has left.
+func settled(pods []kube.RayPod, t kube.Templates, want map[string]groupExpectation) bool {
+	now := current(pods, t)
+	return len(now) == len(pods) && allRunning(now, want)
+}
+
+// checkServiceAccounts requires the ServiceAccounts the head and the groups name to exist: KubeRay
+// could not create the Pods otherwise, and the create would wait until its timeout.
+func checkServiceAccounts(ctx context.Context, k *kube.Client, spec kube.RayClusterSpec, action string, diags *diag.Diagnostics) {
+	check := func(p path.Path, name string) {
+		if name == "" {
+			return
+		}
+		switch err := k.GetServiceAccount(ctx, spec.Namespace, name); {
+		case errors.Is(err, kube.ErrNotFound):
+			diags.AddAttributeError(p, "Service Account Not Found", fmt.Sprintf("%s: service_account_name %q: namespace %s has no such "+
+				"ServiceAccount, so KubeRay could not create the Pods. Create it first (kubernetes_service_account, or kubectl create "+
+				"serviceaccount %s -n %s), annotated iam.gke.io/gcp-service-account for Workload Identity.", action, name, spec.Namespace, name, spec.Namespace))
+		case err != nil:
+			diags.AddAttributeError(p, "Error Reading Service Account", fmt.Sprintf("%s: %s", action, err))
+		}
+	}
+	check(path.Root("head").AtName("service_account_name"), spec.Head.Pod.ServiceAccountName)
+	for i, g := range spec.Groups {
+		check(path.Root("worker_groups").AtListIndex(i).AtName("service_account_name"), g.Pod.ServiceAccountName)
+	}
+}
+
+func everyWorkerRunning(pods []kube.RayPod) bool {
+	for _, p := range pods {
+		if !p.Running {
+			return false
+		}
+	}
+	return true
+}
+
+// specHash identifies a RayCluster's spec as the API server stores it.
+func specHash(rc *rayv1.RayCluster) string {
+	data, _ := json.Marshal(rc.Spec)
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// rayStateWait bounds the wait for KubeRay to report a running RayCluster ready.
+const rayStateWait = time.Minute
