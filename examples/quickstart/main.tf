@@ -112,5 +112,8 @@ output "ray_cluster" {
     healthy   = raytpu_ray_cluster.quickstart.healthy
     dashboard = raytpu_ray_cluster.quickstart.dashboard_address
     placement = raytpu_ray_cluster.quickstart.placement
+    # By group: num_workers for Ray Train, slice_placement_group's arguments, and, for the
+    # multislice group, the MEGASCALE_* settings its workers get.
+    settings = raytpu_ray_cluster.quickstart.worker_group_settings
   }
 }

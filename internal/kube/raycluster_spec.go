@@ -54,6 +54,11 @@ type RayWorkerGroup struct {
 	// any: KubeRay deletes the whole replica of each (raycluster_controller.go,
 	// reconcileMultiHostWorkerGroup; each Pod named otherwise).
 	WorkersToDelete []string
+	// MegascaleSlices, when above 1, sets MEGASCALE_NUM_SLICES on the workers, which is what makes
+	// GKE's TPU webhook inject MEGASCALE_SLICE_ID, MEGASCALE_COORDINATOR_ADDRESS and
+	// MEGASCALE_PORT for multislice JAX ("If MEGASCALE_NUM_SLICES is set explicitly", ai-on-gke
+	// kuberay-tpu-webhook README; main.go, mutatePod).
+	MegascaleSlices int
 }
 
 // RayClusterObject renders s with KubeRay's Go types.
@@ -102,9 +107,13 @@ func WorkerGroupSpec(g RayWorkerGroup, image string) (rayv1.WorkerGroupSpec, err
 		return rayv1.WorkerGroupSpec{}, err
 	}
 	replicas := int32(g.Replicas)
+	var env []corev1.EnvVar
+	if g.MegascaleSlices > 1 {
+		env = append(env, corev1.EnvVar{Name: "MEGASCALE_NUM_SLICES", Value: strconv.Itoa(g.MegascaleSlices)})
+	}
 	pod := corev1.PodSpec{
 		Containers: []corev1.Container{{
-			Name: "ray-worker", Image: image, Resources: corev1.ResourceRequirements{Requests: res, Limits: res},
+			Name: "ray-worker", Image: image, Resources: corev1.ResourceRequirements{Requests: res, Limits: res}, Env: env,
 		}},
 		NodeSelector: maps.Clone(g.NodeSelector),
 		Tolerations: []corev1.Toleration{{

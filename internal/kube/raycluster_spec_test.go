@@ -65,7 +65,7 @@ func TestRayClusterObjectCarriesPodSettings(t *testing.T) {
 	}
 	rc, err := RayClusterObject(RayClusterSpec{Name: "rc", Namespace: "default", Image: "ray",
 		Head:   RayHead{Pod: PodSettings{ServiceAccountName: "head-sa"}},
-		Groups: []RayWorkerGroup{{Name: "g", Replicas: 1, NumOfHosts: 4, ChipsPerHost: 4, NodeSelector: shape, Claim: &SliceClaim{Namespace: "default", Cluster: "rc", Group: "g"}, Pod: pod}},
+		Groups: []RayWorkerGroup{{Name: "g", Replicas: 1, NumOfHosts: 4, ChipsPerHost: 4, NodeSelector: shape, Claim: &SliceClaim{Namespace: "default", Cluster: "rc", Group: "g"}, Pod: pod, MegascaleSlices: 2}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -77,8 +77,8 @@ func TestRayClusterObjectCarriesPodSettings(t *testing.T) {
 		t.Errorf("head: %+v", head.Spec)
 	case c.Image != "mine" || w.Spec.ServiceAccountName != "sa":
 		t.Errorf("worker image %q, service account %q", c.Image, w.Spec.ServiceAccountName)
-	case !reflect.DeepEqual(c.Env, []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}):
-		t.Errorf("env %v, want A and B in order", c.Env)
+	case !reflect.DeepEqual(c.Env, []corev1.EnvVar{{Name: "MEGASCALE_NUM_SLICES", Value: "2"}, {Name: "A", Value: "1"}, {Name: "B", Value: "2"}}):
+		t.Errorf("env %v, want MEGASCALE_NUM_SLICES for the multislice group, then A and B in order", c.Env)
 	case w.Labels["team"] != "ml" || w.Annotations["a"] != "b":
 		t.Errorf("metadata %v %v", w.Labels, w.Annotations)
 	case w.Spec.NodeSelector["cloud.google.com/gke-tpu-topology"] != "4x4" || w.Spec.NodeSelector["disk"] != "ssd":

@@ -45,6 +45,7 @@ func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterMode
 	if diags.HasError() {
 		return false
 	}
+	m.GroupSettings = groupSettings(groups, spec.Name, spec.RayVersion)
 	checkServiceAccounts(ctx, k, spec, action, diags)
 	if diags.HasError() {
 		return false

@@ -66,6 +66,11 @@ func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterMode
 			}
 		}
 		rg.NumOfHosts, rg.ChipsPerHost, rg.NodeSelector = rg.slice.Hosts, rg.slice.ChipsPerHost(), rg.slice.NodeSelector()
+		if rg.Replicas > 1 && rg.NumOfHosts > 1 {
+			// Multislice: the TPU webhook gives single-host Pods no host name, so its coordinator
+			// address would name nobody there.
+			rg.MegascaleSlices = rg.Replicas
+		}
 		groups = append(groups, rg)
 		shaped = append(shaped, shapedGroup{index: i, name: g.Name, slice: rg.slice, pools: poolNames(rg.slices)})
 	}

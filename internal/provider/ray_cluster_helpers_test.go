@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -141,5 +144,37 @@ func waitRayClusterRunning(t *testing.T, cluster, name string, want int, since t
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// megascaleFromTheWebhook checks that every Pod of a multislice group carries the MEGASCALE_*
+// variables of multislice JAX: MEGASCALE_NUM_SLICES from raytpu, the slice id (one per replica,
+// 0 to slices-1), coordinator and port from GKE's TPU webhook.
+func megascaleFromTheWebhook(t *testing.T, cluster, name, group string, slices int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		byReplica := map[string]string{}
+		ids := map[string]bool{}
+		for _, p := range rayPodsOf(t, cluster, name, group) {
+			want := map[string]string{
+				"MEGASCALE_NUM_SLICES": strconv.Itoa(slices), "MEGASCALE_PORT": "8081",
+				"MEGASCALE_COORDINATOR_ADDRESS": fmt.Sprintf("%s-0-0.%s-headless", group, name),
+			}
+			for k, v := range want {
+				if got := envOf(p, k); got != v {
+					return fmt.Errorf("Pod %s: %s = %q, want %q", p.Name, k, got, v)
+				}
+			}
+			id, replica := envOf(p, "MEGASCALE_SLICE_ID"), p.Labels["ray.io/worker-group-replica-name"]
+			if prev, seen := byReplica[replica]; seen && prev != id {
+				return fmt.Errorf("replica %s: MEGASCALE_SLICE_ID %s and %s", replica, prev, id)
+			}
+			byReplica[replica], ids[id] = id, true
+		}
+		for i := 0; i < slices; i++ {
+			if !ids[strconv.Itoa(i)] || len(byReplica) != slices {
+				return fmt.Errorf("MEGASCALE_SLICE_ID by replica %v, want one of 0..%d each", byReplica, slices-1)
+			}
+		}
+		return nil
 	}
 }

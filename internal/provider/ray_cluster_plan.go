@@ -185,6 +185,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 			plan.InSync = types.BoolValue(true)
 			plan.Status, plan.Healthy = types.StringUnknown(), types.BoolUnknown()
 			plan.Placement = types.MapUnknown(placementType.ElemType)
+			plan.GroupSettings = types.MapUnknown(types.ObjectType{AttrTypes: groupSettingsAttrTypes})
 		}
 	} else {
 		plan.InSync = types.BoolValue(true)

@@ -101,7 +101,12 @@ func (r *rayClusterResource) Read(ctx context.Context, req resource.ReadRequest,
 		svc, dash, cl := rayAddresses(state.Namespace.ValueString(), state.Name.ValueString())
 		state.HeadService, state.DashboardAddress, state.ClientAddress = types.StringValue(svc), types.StringValue(dash), types.StringValue(cl)
 	}
-	ok, why := inSync(ctx, client, k, state, rc)
+	var resolving diag.Diagnostics
+	spec, groups := resolveRayCluster(ctx, client, state, &resolving)
+	if !resolving.HasError() {
+		state.GroupSettings = groupSettings(groups, state.Name.ValueString(), state.RayVersion.ValueString())
+	}
+	ok, why := inSync(ctx, k, rc, spec, groups, resolving)
 	if !ok {
 		resp.Diagnostics.AddWarning("RayCluster Not As Configured", fmt.Sprintf("%s: %s. The next apply brings the RayCluster and its "+
 			"Pods in line with the configuration and the slices.", action, why))

@@ -79,11 +79,33 @@ func TestAccRayCluster_slicesPlacementImportDriftFailedHost(t *testing.T) {
 						"table_version": knownvalue.StringExact("2.55.0"), "chips_per_vm": knownvalue.Bool(false),
 						"single_host_slices": knownvalue.Bool(false),
 					})),
+					at(rayClusterAddress, "worker_group_settings", knownvalue.MapExact(map[string]knownvalue.Check{
+						"multi": knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"num_slices": knownvalue.Int64Exact(2), "hosts_per_slice": knownvalue.Int64Exact(4),
+							"chips_per_host": knownvalue.Int64Exact(4), "num_workers": knownvalue.Int64Exact(8),
+							"topology": knownvalue.StringExact("4x4"), "accelerator_type": knownvalue.StringExact("TPU-V6E"),
+							"pod_type": knownvalue.StringExact("v6e-16"),
+							"slice_placement_group": knownvalue.ObjectExact(map[string]knownvalue.Check{
+								"topology": knownvalue.StringExact("4x4"), "accelerator_version": knownvalue.StringExact("v6e"),
+								"chips_per_vm": knownvalue.Null(), "num_slices": knownvalue.Int64Exact(2),
+							}),
+							"megascale": knownvalue.MapExact(map[string]knownvalue.Check{
+								"MEGASCALE_NUM_SLICES":          knownvalue.StringExact("2"),
+								"MEGASCALE_COORDINATOR_ADDRESS": knownvalue.StringExact("multi-0-0.tpu-headless"),
+								"MEGASCALE_PORT":                knownvalue.StringExact("8081"),
+							}),
+						}),
+						"one": knownvalue.ObjectPartial(map[string]knownvalue.Check{
+							"num_slices": knownvalue.Int64Exact(1), "hosts_per_slice": knownvalue.Int64Exact(1),
+							"num_workers": knownvalue.Int64Exact(1), "megascale": knownvalue.Null(),
+						}),
+					})),
 				},
 				Check: resource.ComposeTestCheckFunc(
 					placementOnSlices("multi", 4, "slice-a", "slice-b"),
 					placementOnSlices("one", 1, "slice-one"),
 					resource.TestCheckResourceAttr(rayClusterAddress, "status", "ready"),
+					megascaleFromTheWebhook(t, cluster, "tpu", "multi", 2),
 				),
 			},
 			{

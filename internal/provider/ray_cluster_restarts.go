@@ -101,11 +101,12 @@ func (r restartPlan) warn(diags *diag.Diagnostics) {
 			what = append(what, fmt.Sprintf("every replica of worker group %q restarts, or stops if the group goes", g))
 		}
 	}
+	multislice := " (in a group of multi-host slices every replica restarts too: MEGASCALE_NUM_SLICES changes)"
 	for _, g := range sortedKeys(r.stopped) {
-		what = append(what, fmt.Sprintf("the replica of worker group %q on %s stops", g, strings.Join(r.stopped[g], ", ")))
+		what = append(what, fmt.Sprintf("the replica of worker group %q on %s stops%s", g, strings.Join(r.stopped[g], ", "), multislice))
 	}
 	for _, g := range sortedKeys(r.started) {
-		what = append(what, fmt.Sprintf("worker group %q starts a replica on %s", g, strings.Join(r.started[g], ", ")))
+		what = append(what, fmt.Sprintf("worker group %q starts a replica on %s%s", g, strings.Join(r.started[g], ", "), multislice))
 	}
 	for _, g := range r.unknown {
 		what = append(what, fmt.Sprintf("worker group %q's slices are known only after the apply (a slice is replaced): if their shape "+

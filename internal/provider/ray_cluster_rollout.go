@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 
-	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
 )
 
@@ -25,7 +24,8 @@ import (
 //     Ray cluster without GCS fault tolerance does not outlive its head;
 //   - a worker group's cpu, memory, ray_start_params, Pod settings, or its slices' shape (a slice
 //     replaced by another shape): every replica of that group;
-//   - a slice removed from a group: the replica on it; a slice added: a new replica;
+//   - a slice removed from a group: the replica on it; a slice added: a new replica; and in a group
+//     of multi-host slices every replica, as MEGASCALE_NUM_SLICES, in its template, changes;
 //   - head.service_type and the head service's settings: the head Service, not the Pods.
 
 // leavingReplicas are the Pods of the replicas that leave their group: those on a slice the group
@@ -137,9 +137,10 @@ func restartStale(ctx context.Context, k *kube.Client, w *kube.RayClusterWatch, 
 // run), the claims on the slices, and Pods made from the present templates. A slice replaced,
 // reshaped or released, a change made outside Terraform and a rollout cut short all show as
 // false, with why.
-func inSync(ctx context.Context, client *gke.Client, k *kube.Client, m rayClusterModel, rc *rayv1.RayCluster) (bool, string) {
-	var diags diag.Diagnostics
-	spec, groups := resolveRayCluster(ctx, client, m, &diags)
+//
+// spec and groups are what the configuration resolves to now, with the diagnostics of resolving
+// it.
+func inSync(ctx context.Context, k *kube.Client, rc *rayv1.RayCluster, spec kube.RayClusterSpec, groups []resolvedGroup, diags diag.Diagnostics) (bool, string) {
 	if diags.HasError() {
 		var why []string
 		for _, d := range diags.Errors() {

@@ -33,8 +33,9 @@ resource "raytpu_ray_cluster" "tpu" {
 
 // KubeRay v1.5 recreates no Pod whose template changed; raytpu replaces them, whole replicas at a
 // time, so that what the state says runs: a ray_version change restarts every Pod, a group's env
-// only that group's, a slice taken from a group only the replica on it, and a slice of another
-// shape reshapes its group.
+// only that group's, a slice taken from a group of single-host slices only the replica on it,
+// one taken from a group of multi-host slices every replica (MEGASCALE_NUM_SLICES changes), and a
+// slice of another shape reshapes its group.
 func TestAccRayCluster_changesReachThePods(t *testing.T) {
 	t.Parallel()
 	cluster := "acc-ray-rollout"
@@ -89,11 +90,11 @@ func TestAccRayCluster_changesReachThePods(t *testing.T) {
 				),
 			},
 			{
-				// slice-b leaves the multislice group: its replica stops, the one on slice-a runs on,
-				// and slice-b is released.
+				// slice-b leaves the multislice group: MEGASCALE_NUM_SLICES changes, so the replica on
+				// slice-a restarts too, whole, on slice-a; slice-b is released.
 				Config: step(func(r *rollout) { r.multiSlices = "[raytpu_slice.a.id]" }).config(cluster),
 				Check: resource.ComposeTestCheckFunc(
-					seen.stoppedOn(t, cluster, "multi", "slice-b"),
+					seen.restarted(t, cluster, "multi"),
 					placementOnSlices("multi", 4, "slice-a"),
 					sliceClaimedBy(cluster, "slice-b", "", ""),
 					seen.record(t, cluster),

@@ -38,6 +38,7 @@ type rayClusterModel struct {
 	Healthy          types.Bool     `tfsdk:"healthy"`
 	InSync           types.Bool     `tfsdk:"in_sync"`
 	Placement        types.Map      `tfsdk:"placement"`
+	GroupSettings    types.Map      `tfsdk:"worker_group_settings"`
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -179,7 +180,8 @@ func (r *rayClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Where the workers run: worker group name → replicas (one slice each) → hosts in `TPU_WORKER_ID` order, " +
 					"each `{pod, node, node_pool, host_index, phase, running}`.",
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"worker_group_settings": groupSettingsSchema(),
+			"timeouts":              timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
 	}
 }
