@@ -46,7 +46,7 @@ func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterMode
 			Name: g.Name, CPU: deref(g.CPU), Memory: deref(g.Memory), RayStartParams: g.RayStartParams, Pod: pod,
 		}}
 		if len(g.Slices) > 0 {
-			s, slices := sliceGroupShape(ctx, client, g.Slices, p, false, diags)
+			s, slices := sliceGroupShape(ctx, client, g.Name, g.Slices, p, false, diags)
 			if s == nil {
 				continue
 			}

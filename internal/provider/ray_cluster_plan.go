@@ -198,7 +198,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 			p := path.Root("worker_groups").AtListIndex(i)
 			if ids, ok := knownStrings(ctx, g.Slices); ok {
 				// The shapes and claims of the pools there are; one that is not there yet is checked at apply.
-				if s, slices := sliceGroupShape(ctx, client, ids, p, true, &resp.Diagnostics); s != nil {
+				if s, slices := sliceGroupShape(ctx, client, g.Name.ValueString(), ids, p, true, &resp.Diagnostics); s != nil {
 					shaped = append(shaped, shapedGroup{index: i, name: g.Name.ValueString(), slice: s, pools: poolNames(slices)})
 					if !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
 						claim := kube.SliceClaim{Namespace: plan.Namespace.ValueString(), Cluster: plan.Name.ValueString(), Group: g.Name.ValueString()}

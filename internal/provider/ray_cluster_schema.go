@@ -232,7 +232,8 @@ func rayWorkerGroupsSchema() schema.ListNestedAttribute {
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "`raytpu_slice` ids (`projects/{p}/locations/{l}/clusters/{c}/nodePools/{name}`) of this cluster, all " +
 					"of one shape. The group gets one replica per slice, the slice's host count as `numOfHosts`, its node " +
-					"selector, toleration and `google.com/tpu` chips, and is confined to these node pools.",
+					"selector, toleration and `google.com/tpu` chips, and is confined to these node pools. Queued and flex-start " +
+					"slices are refused: their hosts come only when capacity does.",
 				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues()},
 			},
 			"generation": schema.StringAttribute{

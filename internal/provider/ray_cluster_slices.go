@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
@@ -37,7 +38,7 @@ func poolNames(slices []groupSlice) []string {
 // and the slices. Pools of different shapes are an error: one worker group has one numOfHosts,
 // selector and chip count, so a multislice group must be identical slices. With lenient, pools
 // that do not exist yet are skipped (at plan time they may be created in the same apply).
-func sliceGroupShape(ctx context.Context, client *gke.Client, ids []string, p path.Path, lenient bool, diags *diag.Diagnostics) (*tpu.Slice, []groupSlice) {
+func sliceGroupShape(ctx context.Context, client *gke.Client, group string, ids []string, p path.Path, lenient bool, diags *diag.Diagnostics) (*tpu.Slice, []groupSlice) {
 	var (
 		shape    *tpu.Slice
 		shapeOf  string
@@ -61,6 +62,11 @@ func sliceGroupShape(ctx context.Context, client *gke.Client, ids []string, p pa
 				what = "the node pool does not exist (deleted outside Terraform? apply its raytpu_slice again)"
 			}
 			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Slice Not Available", fmt.Sprintf("reading slice %s: %s.", id, what))
+			failures = true
+			continue
+		}
+		if summary, why := capacityRefusal(pool, group); why != "" {
+			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), summary, why)
 			failures = true
 			continue
 		}
@@ -91,6 +97,31 @@ func sliceGroupShape(ctx context.Context, client *gke.Client, ids []string, p pa
 
 func describeSlice(s *tpu.Slice) string {
 	return fmt.Sprintf("%s %s on %s (%d hosts)", s.Generation.Name, s.Topology, s.MachineType.Name, s.Hosts)
+}
+
+// capacityRefusal refuses a slice whose hosts come only when their capacity does, which a
+// RayCluster's create cannot wait for. A queued slice's nodes "can be only obtained through
+// queuing via the Cluster Autoscaler ProvisioningRequest API" (container v1
+// NodePool.QueuedProvisioning.enabled; GKE, "Run a large-scale workload with flex-start with
+// queued provisioning"), and raytpu_ray_cluster makes no ProvisioningRequest, so the create would
+// wait until its timeout and be tainted. A flex-start slice's hosts come when capacity frees,
+// possibly hours later, and a create that times out is tainted, and its replacement gives up the
+// place in the queue.
+func capacityRefusal(pool *containerpb.NodePool, group string) (summary, why string) {
+	switch {
+	case pool.GetQueuedProvisioning().GetEnabled():
+		return "Queued Slice In A Worker Group", fmt.Sprintf("worker group %q: slice %s uses queued provisioning: GKE adds its nodes only "+
+			"for an admitted ProvisioningRequest, which raytpu_ray_cluster does not make, so the workers would wait until the create "+
+			"timed out. List slices of on-demand, spot or reserved capacity (queued_provisioning and flex_start unset) in slices, or "+
+			"run the work through a ProvisioningRequest of your own (GKE's Dynamic Workload Scheduler, for example with Kueue).",
+			group, pool.GetName())
+	case pool.GetConfig().GetFlexStart():
+		return "Flex-Start Slice In A Worker Group", fmt.Sprintf("worker group %q: slice %s is flex-start capacity: GKE brings its hosts "+
+			"up when capacity frees, which may take hours, and a RayCluster create that times out is tainted and replaced, giving "+
+			"up the place in the queue. List slices of on-demand, spot or reserved capacity in slices, or run the work as a Job "+
+			"(or RayJob) of your own, whose Pods may wait for flex-start capacity.", group, pool.GetName())
+	}
+	return "", ""
 }
 
 // checkClaims refuses slices that a worker group of another RayCluster claims: a slice runs the
