@@ -53,6 +53,16 @@ func (c *Client) applyRayCluster(ctx context.Context, rc *rayv1.RayCluster, dryR
 	if meta, ok := m["metadata"].(map[string]any); ok {
 		delete(meta, "creationTimestamp")
 	}
+	// So would the empty metadata of a head Service template, which the CRD refuses as null.
+	if svc, ok, _ := unstructured.NestedMap(m, "spec", "headGroupSpec", "headService"); ok {
+		if meta, _ := svc["metadata"].(map[string]any); meta != nil {
+			delete(meta, "creationTimestamp")
+			if len(meta) == 0 {
+				delete(svc, "metadata")
+			}
+		}
+		_ = unstructured.SetNestedMap(m, svc, "spec", "headGroupSpec", "headService")
+	}
 	got, err := c.dynamic.Resource(rayClusterGVR).Namespace(rc.Namespace).Apply(ctx, rc.Name, &unstructured.Unstructured{Object: m},
 		metav1.ApplyOptions{FieldManager: FieldManager, Force: true, DryRun: dryRun})
 	if err != nil {

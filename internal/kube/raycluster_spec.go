@@ -32,6 +32,10 @@ type RayHead struct {
 	ServiceType    string // ClusterIP, NodePort or LoadBalancer
 	RayStartParams map[string]string
 	Pod            PodSettings
+	// InternalLoadBalancer makes a LoadBalancer service an internal one (GKE's annotation).
+	InternalLoadBalancer bool
+	// SourceRanges are the CIDR ranges a LoadBalancer service admits (loadBalancerSourceRanges).
+	SourceRanges []string
 }
 
 // RayWorkerGroup is one worker group: Replicas slices of NumOfHosts hosts each.
@@ -90,8 +94,17 @@ func HeadGroupSpec(h RayHead, image string) (rayv1.HeadGroupSpec, error) {
 	if err != nil {
 		return rayv1.HeadGroupSpec{}, err
 	}
+	var svc *corev1.Service
+	if h.InternalLoadBalancer || len(h.SourceRanges) > 0 {
+		// KubeRay builds the head Service from this one, with its own name, selector and ports.
+		svc = &corev1.Service{Spec: corev1.ServiceSpec{LoadBalancerSourceRanges: h.SourceRanges}}
+		if h.InternalLoadBalancer {
+			svc.Annotations = map[string]string{InternalLoadBalancerAnnotation: "Internal"}
+		}
+	}
 	return rayv1.HeadGroupSpec{
 		ServiceType:    corev1.ServiceType(h.ServiceType),
+		HeadService:    svc,
 		RayStartParams: nonNil(h.RayStartParams),
 		Template: h.Pod.template(corev1.PodSpec{Containers: []corev1.Container{{
 			Name: "ray-head", Image: image, Resources: corev1.ResourceRequirements{Requests: res, Limits: res},

@@ -23,7 +23,7 @@ import (
 //     longer has, so that KubeRay takes those and not others, and waits until they are gone;
 //  3. releases the slices of prior (the state before an update) that no group has any more;
 //  4. replaces the Pods KubeRay keeps from an older template (ray_cluster_rollout.go): KubeRay v1.5
-//     does not roll a template change out;
+//     does not roll a template change out; and the head Service, which it never changes;
 //  5. waits until every Pod runs on whole slices.
 //
 // It returns false when it failed before the RayCluster was applied.
@@ -106,6 +106,14 @@ func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterMode
 	}
 	if err := restartStale(ctx, k, w, applied, restart); err != nil {
 		diags.AddError("Error Restarting Ray Pods", fmt.Sprintf("%s: %s", action, err))
+		return true
+	}
+	sctx, cancel := context.WithTimeout(ctx, rayStateWait)
+	err := k.RefreshHeadService(sctx, applied, time.Second)
+	cancel()
+	if err != nil {
+		diags.AddError("Error Replacing The Head Service", fmt.Sprintf("%s: KubeRay keeps the head Service it made, so raytpu makes it "+
+			"again for the head's new service settings: %s", action, err))
 		return true
 	}
 	m.InSync = types.BoolValue(true)

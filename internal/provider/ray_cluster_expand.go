@@ -83,7 +83,8 @@ func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterMode
 	spec := kube.RayClusterSpec{
 		Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(),
 		RayVersion: m.RayVersion.ValueString(), Image: m.Image.ValueString(),
-		Head: kube.RayHead{CPU: cfg.Head.CPU, Memory: cfg.Head.Memory, ServiceType: cfg.Head.ServiceType,
+		Head: kube.RayHead{CPU: cfg.Head.CPU, Memory: cfg.Head.Memory, ServiceType: kubeServiceType(cfg.Head.ServiceType),
+			InternalLoadBalancer: cfg.Head.ServiceType == serviceInternalLB, SourceRanges: cfg.Head.SourceRanges,
 			RayStartParams: cfg.Head.RayStartParams, Pod: headPod},
 		Annotations: map[string]string{rayConfigAnnotation: string(annotation)},
 	}
@@ -115,6 +116,7 @@ type rayHeadConfig struct {
 	CPU            string            `json:"cpu"`
 	Memory         string            `json:"memory"`
 	ServiceType    string            `json:"service_type"`
+	SourceRanges   []string          `json:"load_balancer_source_ranges,omitempty"`
 	RayStartParams map[string]string `json:"ray_start_params,omitempty"`
 	rayPodConfig
 }
@@ -142,6 +144,7 @@ func rayConfigOf(ctx context.Context, m rayClusterModel) (rayConfig, diag.Diagno
 		diags.Append(m.Head.As(ctx, &h, basetypes.ObjectAsOptions{})...)
 		cfg.Head = rayHeadConfig{CPU: h.CPU.ValueString(), Memory: h.Memory.ValueString(), ServiceType: h.ServiceType.ValueString()}
 		diags.Append(h.RayStartParams.ElementsAs(ctx, &cfg.Head.RayStartParams, false)...)
+		diags.Append(h.SourceRanges.ElementsAs(ctx, &cfg.Head.SourceRanges, false)...)
 		pod, d := podConfigOf(ctx, h.rayPodModel)
 		diags.Append(d...)
 		cfg.Head.rayPodConfig = pod
@@ -177,7 +180,8 @@ func applyRayConfig(ctx context.Context, cfg rayConfig, m *rayClusterModel) diag
 		diags.Append(d...)
 		h, d := types.ObjectValueFrom(ctx, rayHeadAttrTypes, rayHeadModel{
 			CPU: types.StringValue(cfg.Head.CPU), Memory: types.StringValue(cfg.Head.Memory),
-			ServiceType: types.StringValue(cfg.Head.ServiceType), RayStartParams: params, rayPodModel: pod,
+			ServiceType: types.StringValue(cfg.Head.ServiceType), SourceRanges: stringList(ctx, cfg.Head.SourceRanges, &diags),
+			RayStartParams: params, rayPodModel: pod,
 		})
 		diags.Append(d...)
 		m.Head = h

@@ -43,6 +43,7 @@ func (r *rayClusterResource) ValidateConfig(ctx context.Context, req resource.Va
 		var h rayHeadModel
 		if !m.Head.As(ctx, &h, basetypes.ObjectAsOptions{}).HasError() {
 			validatePod(ctx, h.rayPodModel, path.Root("head"), false, &resp.Diagnostics)
+			validateHeadService(ctx, h, &resp.Diagnostics)
 		}
 	}
 	if m.WorkerGroups.IsNull() || m.WorkerGroups.IsUnknown() {

@@ -23,6 +23,8 @@ type restartPlan struct {
 	stopped, started map[string][]string
 	// unknown are the groups whose slices are not known before the apply (one is being replaced).
 	unknown []string
+	// service: the head Service is made again.
+	service bool
 }
 
 // plannedRestarts compares the configuration of the state with the next one.
@@ -45,9 +47,10 @@ func plannedRestarts(ctx context.Context, prior, next rayClusterModel) restartPl
 		}
 		return out
 	}
+	out.service = before.Head.ServiceType != after.Head.ServiceType || !slices.Equal(before.Head.SourceRanges, after.Head.SourceRanges)
 	head := func(c rayConfig) string {
 		h := c.Head
-		h.ServiceType = "" // the Service, not the Pod
+		h.ServiceType, h.SourceRanges = "", nil // the Service, not the Pod
 		b, _ := json.Marshal([]any{c.RayVersion, c.PythonVersion, c.Image, c.HeadOmitted, h})
 		return string(b)
 	}
@@ -112,11 +115,14 @@ func (r restartPlan) warn(diags *diag.Diagnostics) {
 		what = append(what, fmt.Sprintf("worker group %q's slices are known only after the apply (a slice is replaced): if their shape "+
 			"changes, every replica of the group restarts", g))
 	}
+	if r.service {
+		what = append(what, "the head Service is made again, with a new address (KubeRay never changes the one it made)")
+	}
 	if len(what) == 0 {
 		return
 	}
-	diags.AddWarning("Ray Pods Restart", "This update of raytpu_ray_cluster restarts Ray Pods, each replica whole (all the Pods of "+
-		"one slice at once), which ends the Ray jobs running on them: "+strings.Join(what, "; ")+".")
+	diags.AddWarning("What This Update Restarts", "This update of raytpu_ray_cluster restarts what KubeRay does not, each replica whole (all "+
+		"the Pods of one slice at once), which ends the Ray jobs running on them: "+strings.Join(what, "; ")+".")
 }
 
 // poolName is the node pool name of a slice id, or the id when it is not one.

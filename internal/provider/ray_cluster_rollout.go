@@ -166,6 +166,12 @@ func inSync(ctx context.Context, k *kube.Client, rc *rayv1.RayCluster, spec kube
 	if specHash(want) != specHash(rc) {
 		return false, "the RayCluster differs from what its configuration and slices ask for (changed outside Terraform, or a slice of another shape)"
 	}
+	switch current, err := k.HeadServiceCurrent(ctx, rc); {
+	case err != nil:
+		return false, err.Error()
+	case !current:
+		return false, "the head Service is not what head asks for (its type, annotations or source ranges)"
+	}
 	pods, err := k.RayClusterPods(ctx, rc.Namespace, rc.Name)
 	if err != nil {
 		return false, err.Error()

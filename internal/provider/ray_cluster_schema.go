@@ -46,6 +46,7 @@ type rayHeadModel struct {
 	CPU            types.String `tfsdk:"cpu"`
 	Memory         types.String `tfsdk:"memory"`
 	ServiceType    types.String `tfsdk:"service_type"`
+	SourceRanges   types.List   `tfsdk:"load_balancer_source_ranges"`
 	RayStartParams types.Map    `tfsdk:"ray_start_params"`
 	rayPodModel
 }
@@ -66,7 +67,8 @@ type rayWorkerGroupModel struct {
 var (
 	rayHeadAttrTypes = withPodAttrTypes(map[string]attr.Type{
 		"cpu": types.StringType, "memory": types.StringType, "service_type": types.StringType,
-		"ray_start_params": types.MapType{ElemType: types.StringType},
+		"load_balancer_source_ranges": types.ListType{ElemType: types.StringType},
+		"ray_start_params":            types.MapType{ElemType: types.StringType},
 	})
 	rayWorkerGroupAttrTypes = withPodAttrTypes(map[string]attr.Type{
 		"name": types.StringType, "slices": types.ListType{ElemType: types.StringType}, "generation": types.StringType,
@@ -202,9 +204,20 @@ func rayHeadSchema() schema.SingleNestedAttribute {
 				Validators:          []validator.String{quantityValidator{}},
 			},
 			"service_type": schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString("ClusterIP"),
-				MarkdownDescription: "Type of the head service: `ClusterIP` (default), `NodePort` or `LoadBalancer`.",
-				Validators:          []validator.String{stringvalidator.OneOf("ClusterIP", "NodePort", "LoadBalancer")},
+				Optional: true, Computed: true, Default: stringdefault.StaticString(serviceClusterIP),
+				MarkdownDescription: "The head service, which serves Ray's dashboard and Jobs API (port 8265) and the Ray client " +
+					"(10001), both of which run any code a caller sends: `ClusterIP` (default; reached from inside the cluster), " +
+					"`InternalLoadBalancer` (a LoadBalancer Service with GKE's `networking.gke.io/load-balancer-type: Internal`: " +
+					"an internal passthrough Network Load Balancer, reached from the VPC), `LoadBalancer` (an external one, only with " +
+					"`load_balancer_source_ranges`, and the plan warns) or `NodePort`. A change recreates the Service, not the Pods.",
+				Validators: []validator.String{stringvalidator.OneOf(serviceClusterIP, serviceInternalLB, serviceExternalLB, serviceNodePort)},
+			},
+			"load_balancer_source_ranges": schema.ListAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "CIDR ranges a load balancer of the head admits (`loadBalancerSourceRanges`, which GKE turns " +
+					"into firewall rules). Required with `service_type = \"LoadBalancer\"`, where `0.0.0.0/0` and `::/0` are refused; " +
+					"optional with `InternalLoadBalancer`.",
+				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues()},
 			},
 			"ray_start_params": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
