@@ -59,3 +59,25 @@ func TestRayPlacementOfAShapeGroup(t *testing.T) {
 		t.Errorf("on another group's slice: %q", got)
 	}
 }
+
+func TestParseRayClusterImportID(t *testing.T) {
+	full := "projects/p/locations/us-east5-b/clusters/c"
+	for id, want := range map[string]string{
+		full + "/rayClusters/ns/rc": full + " ns rc",
+		full + "/ns/rc":             full + " ns rc",
+		"p/us-east5-b/c/ns/rc":      full + " ns rc",
+		"us-east5-b/c/ns/rc":        "projects/default-project/locations/us-east5-b/clusters/c ns rc",
+		"us-east5-b/c/rc":           "",
+		full + "/rayClusters/ns":    "",
+		"p/us-east5-b/c/ns/Not_OK":  "",
+	} {
+		c, ns, name, err := parseRayClusterImportID(id, "default-project")
+		got := c.String() + " " + ns + " " + name
+		if err != nil {
+			got = ""
+		}
+		if got != want {
+			t.Errorf("%s: got %q (%v), want %q", id, got, err, want)
+		}
+	}
+}

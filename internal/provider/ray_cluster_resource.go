@@ -25,7 +25,7 @@ var (
 
 // NewRayClusterResource returns raytpu_ray_cluster: a KubeRay RayCluster over whole TPU slices.
 func NewRayClusterResource() resource.Resource {
-	return &rayClusterResource{}
+	return rayClusterResourceWithIdentity{&rayClusterResource{}}
 }
 
 type rayClusterResource struct {
@@ -169,10 +169,12 @@ func (r *rayClusterResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 }
 
-// ImportState takes {cluster_id}/rayClusters/{namespace}/{name} or {cluster_id}/{namespace}/{name};
-// Read restores the configuration from the RayCluster's raytpu annotation.
+// ImportState takes {cluster_id}/rayClusters/{namespace}/{name}, {cluster_id}/{namespace}/{name},
+// {project}/{location}/{cluster}/{namespace}/{name} or, with the provider's project,
+// {location}/{cluster}/{namespace}/{name}; Read restores the configuration from the RayCluster's
+// raytpu annotation.
 func (r *rayClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	cluster, namespace, name, err := parseRayClusterImportID(req.ID)
+	cluster, namespace, name, err := parseRayClusterImportID(req.ID, r.defaultProject())
 	if err != nil {
 		invalidImportID(resp, err)
 		return

@@ -15,7 +15,8 @@ import (
 // Resource identity (Terraform 1.12 and later, OpenTofu 1.12 and later): every raytpu resource is
 // identified by the GKE names its id is made of, so that an import block can name it by identity
 // instead of by id. The identity is derived from the id attribute alone, so each resource gets it
-// from a thin wrapper (cluster_identity.go, slice_identity.go, ray_operator_identity.go) that runs
+// from a thin wrapper (cluster_identity.go, slice_identity.go, ray_operator_identity.go,
+// ray_cluster_identity.go) that runs
 // the resource's own Create, Read, Update and ImportState and then writes the identity of the id it
 // left in state. CLIs without resource identity ignore it.
 
@@ -42,9 +43,10 @@ func (p identityParts) schema(what string) identityschema.Schema {
 }
 
 var identityDescriptions = map[string]string{
-	"location": "Location (zone or region)",
-	"cluster":  "Name of the cluster",
-	"name":     "Name",
+	"location":  "Location (zone or region)",
+	"cluster":   "Name of the cluster",
+	"name":      "Name",
+	"namespace": "Kubernetes namespace",
 }
 
 // set writes the identity of the id that the first of states with an id holds: a Read that finds

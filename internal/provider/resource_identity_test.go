@@ -28,6 +28,13 @@ resource "raytpu_slice" "test" {
 resource "raytpu_ray_operator" "test" {
   cluster = "`+byo.String()+`"
 }
+
+resource "raytpu_ray_cluster" "test" {
+  cluster_id    = raytpu_cluster.test.id
+  namespace     = "default"
+  name          = "identity"
+  worker_groups = [{ name = "g", slices = [raytpu_slice.test.id] }]
+}
 `)
 	str := knownvalue.StringExact
 	importStep := func(address, config string) resource.TestStep {
@@ -53,12 +60,17 @@ resource "raytpu_ray_operator" "test" {
 					statecheck.ExpectIdentity("raytpu_ray_operator.test", map[string]knownvalue.Check{
 						"project": str(testProject), "location": str(testLocation), "cluster": str("acc-identity-byo"),
 					}),
+					statecheck.ExpectIdentity("raytpu_ray_cluster.test", map[string]knownvalue.Check{
+						"project": str(testProject), "location": str(testLocation), "cluster": str("acc-identity"),
+						"namespace": str("default"), "name": str("identity"),
+					}),
 				},
 			},
 			// An imported cluster is deletion protected: the configuration it is imported into says so.
 			importStep("raytpu_cluster.test", strings.Replace(config, "deletion_protection = false", "deletion_protection = true", 1)),
 			importStep("raytpu_slice.test", config),
 			importStep("raytpu_ray_operator.test", config),
+			importStep("raytpu_ray_cluster.test", config),
 		},
 	})
 }
