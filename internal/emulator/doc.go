@@ -144,7 +144,10 @@
 // UpdateNodePoolRequest field comments and GKE's "Vertically scale your node pools"; a TPU slice's
 // machine type is refused (INFERRED: its topology follows from it), and so are new locations.
 // SetNodePoolSize resizes any pool but a multi-host TPU slice, the cluster's CPU pools included
-// ("Resize a node pool"). Other fields are accepted and ignored.
+// ("Resize a node pool"). Other fields are accepted and ignored. New Kubernetes labels and taints
+// reach the pool's running nodes in place, as GKE applies them "without re-creating the node pool
+// and disrupting running workloads" (GKE, "Update Kubernetes node labels and taints for node
+// pools"); raytpu_ray_cluster claims its slices this way.
 //
 // Node pools are validated against the emulator's own TPU tables in internal/emulator/gketpu
 // (machine_types.txt and rules.txt, a source on every row: GKE's documentation, GKE's cluster
