@@ -183,10 +183,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 		if !state.InSync.IsNull() && !state.InSync.ValueBool() {
 			// Not what the configuration and the slices ask for (inSync): plan an apply that brings
 			// the RayCluster, its Pods and its slices' claims in line.
-			plan.InSync = types.BoolValue(true)
-			plan.Status, plan.Healthy = types.StringUnknown(), types.BoolUnknown()
-			plan.Placement = types.MapUnknown(placementType.ElemType)
-			plan.GroupSettings = types.MapUnknown(types.ObjectType{AttrTypes: groupSettingsAttrTypes})
+			planReapply(&plan)
 		}
 	} else {
 		plan.InSync = types.BoolValue(true)
@@ -195,11 +192,16 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 		var groups []rayWorkerGroupModel
 		resp.Diagnostics.Append(plan.WorkerGroups.ElementsAs(ctx, &groups, false)...)
 		var shaped []shapedGroup
+		replaced := false
 		for i, g := range groups {
 			p := path.Root("worker_groups").AtListIndex(i)
 			if ids, ok := knownStrings(ctx, g.Slices); ok {
 				// The shapes and claims of the pools there are; one that is not there yet is checked at apply.
-				if s, slices := sliceGroupShape(ctx, client, g.Name.ValueString(), ids, p, true, &resp.Diagnostics); s != nil {
+				s, slices := sliceGroupShape(ctx, client, g.Name.ValueString(), ids, p, true, &resp.Diagnostics)
+				if !req.State.Raw.IsNull() && slicesReplaced(state, g.Name.ValueString(), len(ids), s, slices) {
+					replaced = true
+				}
+				if s != nil {
 					shaped = append(shaped, shapedGroup{index: i, name: g.Name.ValueString(), slice: s, pools: poolNames(slices)})
 					if !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
 						claim := kube.SliceClaim{Namespace: plan.Namespace.ValueString(), Cluster: plan.Name.ValueString(), Group: g.Name.ValueString()}
@@ -211,6 +213,11 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 			}
 		}
 		checkShapesApart(shaped, &resp.Diagnostics)
+		if replaced {
+			// A slice replaced keeps its id, so without this the plan would be empty, and at apply
+			// Terraform would skip the update planned while the id was unknown.
+			planReapply(&plan)
+		}
 		if id, err := gke.ParseClusterID(plan.ClusterID.ValueString()); err == nil && !plan.ClusterID.IsUnknown() {
 			checkNAPLimits(ctx, client, id, newNAPDemands(ctx, groups, state), &resp.Diagnostics)
 		}
@@ -297,4 +304,47 @@ func (quantityValidator) ValidateString(_ context.Context, req validator.StringR
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Quantity",
 			fmt.Sprintf("%q is not a Kubernetes quantity: use a number with an optional suffix, such as 500m, 2 or 8Gi.", req.ConfigValue.ValueString()))
 	}
+}
+
+// planReapply plans an apply that brings the RayCluster, its Pods and its slices' claims in line
+// with the configuration and the slices: what it reports is known after.
+func planReapply(plan *rayClusterModel) {
+	plan.InSync = types.BoolValue(true)
+	plan.Status, plan.Healthy = types.StringUnknown(), types.BoolUnknown()
+	plan.Placement = types.MapUnknown(placementType.ElemType)
+	plan.GroupSettings = types.MapUnknown(types.ObjectType{AttrTypes: groupSettingsAttrTypes})
+}
+
+// slicesReplaced reports whether the slices of group are not those the state's RayCluster was
+// applied to, though their ids are the same: a pool of want ids is gone, is of another shape than
+// the state's worker_group_settings say, or lacks the claim raytpu gave its predecessor. A group
+// the state does not have is a change of configuration already.
+func slicesReplaced(state rayClusterModel, group string, want int, shape *tpu.Slice, slices []groupSlice) bool {
+	if state.GroupSettings.IsNull() || state.GroupSettings.IsUnknown() {
+		return false
+	}
+	prior, ok := state.GroupSettings.Elements()[group].(types.Object)
+	if !ok || prior.IsNull() || prior.IsUnknown() {
+		return false
+	}
+	if shape == nil || len(slices) != want {
+		return true
+	}
+	attrs := prior.Attributes()
+	intOf := func(name string) int64 {
+		v, _ := attrs[name].(types.Int64)
+		return v.ValueInt64()
+	}
+	topology, _ := attrs["topology"].(types.String)
+	if intOf("hosts_per_slice") != int64(shape.Hosts) || intOf("chips_per_host") != int64(shape.ChipsPerHost()) ||
+		topology.ValueString() != shape.Topology.String() {
+		return true
+	}
+	claim := kube.SliceClaim{Namespace: state.Namespace.ValueString(), Cluster: state.Name.ValueString(), Group: group}
+	for _, s := range slices {
+		if held, ok := kube.ClaimOf(s.labels); !ok || held != claim {
+			return true
+		}
+	}
+	return false
 }

@@ -101,14 +101,12 @@ func TestAccRayCluster_changesReachThePods(t *testing.T) {
 				),
 			},
 			{
-				// slice-one becomes a v6e 2x4 of two 4-chip hosts: the slice is replaced, and the
-				// RayCluster's next plan updates it (numOfHosts 2, its selector, the new pool's claim).
-				Config:             step(func(r *rollout) { r.oneSlice = v6eSlice("one", "2x4", "chips_per_host = 4") }).config(cluster),
-				ExpectNonEmptyPlan: true,
-			},
-			{
-				Config: r.config(cluster),
+				// slice-one becomes a v6e 2x4 of two 4-chip hosts: the slice is replaced, its id is
+				// unknown at plan, and the RayCluster is updated in the same apply (numOfHosts 2,
+				// its selector, the new pool's claim).
+				Config: step(func(r *rollout) { r.oneSlice = v6eSlice("one", "2x4", "chips_per_host = 4") }).config(cluster),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("raytpu_slice.one", plancheck.ResourceActionDestroyBeforeCreate),
 					plancheck.ExpectResourceAction(rayClusterAddress, plancheck.ResourceActionUpdate),
 				}},
 				Check: resource.ComposeTestCheckFunc(

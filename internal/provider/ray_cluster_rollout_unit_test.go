@@ -5,8 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
 func names(pods []kube.RayPod) string {
@@ -74,6 +77,45 @@ func TestOutdatedPods(t *testing.T) {
 	} {
 		if got := names(outdated(tc.pods, tpl, tc.restart)); got != tc.want {
 			t.Errorf("%s: %q restart, want %q", what, got, tc.want)
+		}
+	}
+}
+
+// A slice replaced under its id shows in the plan: gone, of another shape, or without its claim.
+func TestSlicesReplaced(t *testing.T) {
+	small, err := tpu.NewSlice("v6e", "2x2", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	large, err := tpu.NewSlice("v6e", "2x4", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := kube.SliceClaim{Namespace: "default", Cluster: "rc", Group: "g"}
+	state := rayClusterModel{
+		Namespace: types.StringValue("default"), Name: types.StringValue("rc"),
+		GroupSettings: groupSettings([]resolvedGroup{{RayWorkerGroup: kube.RayWorkerGroup{Name: "g", NumOfHosts: small.Hosts,
+			ChipsPerHost: small.ChipsPerHost(), Replicas: 1}, slice: small}}, "rc", "2.55.0"),
+	}
+	pool := func(labels map[string]string) []groupSlice {
+		return []groupSlice{{id: gke.NodePoolID{Name: "one"}, labels: labels}}
+	}
+	for _, c := range []struct {
+		name   string
+		group  string
+		shape  *tpu.Slice
+		slices []groupSlice
+		want   bool
+	}{
+		{"the same pool", "g", small, pool(claim.Labels()), false},
+		{"a group the state lacks", "h", large, pool(nil), false},
+		{"the pool is gone", "g", nil, nil, true},
+		{"another shape", "g", large, pool(claim.Labels()), true},
+		{"a new pool without the claim", "g", small, pool(map[string]string{"other": "label"}), true},
+		{"a pool claimed by another group", "g", small, pool(kube.SliceClaim{Namespace: "default", Cluster: "rc", Group: "x"}.Labels()), true},
+	} {
+		if got := slicesReplaced(state, c.group, 1, c.shape, c.slices); got != c.want {
+			t.Errorf("%s: slicesReplaced = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
