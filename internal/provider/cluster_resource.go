@@ -31,6 +31,11 @@ type clusterResource struct {
 	resourceBase
 }
 
+// clusterTimeouts are the defaults of the timeouts block, which the resource page lists.
+var clusterTimeouts = OperationTimeouts{Create: 90 * time.Minute, Update: 90 * time.Minute, Delete: 60 * time.Minute}
+
+func (r *clusterResource) DefaultTimeouts() OperationTimeouts { return clusterTimeouts }
+
 func (r *clusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_cluster"
 }
@@ -41,7 +46,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, 90*time.Minute, &resp.Diagnostics)
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, clusterTimeouts.Create, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -123,7 +128,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, 90*time.Minute, &resp.Diagnostics)
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, clusterTimeouts.Update, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -221,7 +226,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 				"deletion_protection = false, run apply, then destroy (or remove the resource) again.", id))
 		return
 	}
-	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, 60*time.Minute, &resp.Diagnostics)
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, clusterTimeouts.Delete, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -32,6 +32,11 @@ type rayClusterResource struct {
 	resourceBase
 }
 
+// rayClusterTimeouts are the defaults of the timeouts block, which the resource page lists.
+var rayClusterTimeouts = OperationTimeouts{Create: 30 * time.Minute, Update: 30 * time.Minute, Delete: 10 * time.Minute}
+
+func (r *rayClusterResource) DefaultTimeouts() OperationTimeouts { return rayClusterTimeouts }
+
 var pathClusterID = path.Root("cluster_id")
 
 func (r *rayClusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -44,7 +49,7 @@ func (r *rayClusterResource) Create(ctx context.Context, req resource.CreateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, 30*time.Minute, &resp.Diagnostics)
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, rayClusterTimeouts.Create, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -123,7 +128,7 @@ func (r *rayClusterResource) Update(ctx context.Context, req resource.UpdateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, 30*time.Minute, &resp.Diagnostics)
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, rayClusterTimeouts.Update, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -140,7 +145,7 @@ func (r *rayClusterResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, 10*time.Minute, &resp.Diagnostics)
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, rayClusterTimeouts.Delete, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -24,7 +24,7 @@ var rayOperatorIdentity = identityParts{
 type rayOperatorResourceWithIdentity struct{ *rayOperatorResource }
 
 func (r rayOperatorResourceWithIdentity) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = rayOperatorIdentity.schema("the cluster whose Ray Operator add-on this is")
+	resp.IdentitySchema = rayOperatorIdentity.schema("the Ray Operator add-on")
 }
 
 func (r rayOperatorResourceWithIdentity) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

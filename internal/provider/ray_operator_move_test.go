@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/acctest"
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 )
 
@@ -36,7 +37,7 @@ resource "google_container_cluster" "ray" {
 // only the logging the configuration turns on, and the cluster stays.
 func TestAccRayOperator_movedFromGoogle(t *testing.T) {
 	t.Parallel()
-	requireMoves(t)
+	acctest.RequireCLI(t, testCLI, acctest.MovedFromGoogle)
 	id := createClusterOutOfBand(t, "acc-op-moved", "")
 	moved := testAccProviderConfig() + fmt.Sprintf(`
 moved {

@@ -37,6 +37,11 @@ type rayOperatorResource struct {
 	resourceBase
 }
 
+// rayOperatorTimeouts are the defaults of the timeouts block, which the resource page lists.
+var rayOperatorTimeouts = OperationTimeouts{Create: 30 * time.Minute, Update: 30 * time.Minute, Delete: 30 * time.Minute}
+
+func (r *rayOperatorResource) DefaultTimeouts() OperationTimeouts { return rayOperatorTimeouts }
+
 type rayOperatorResourceModel struct {
 	ID               types.String   `tfsdk:"id"`
 	Cluster          types.String   `tfsdk:"cluster"`
@@ -123,7 +128,7 @@ func (r *rayOperatorResource) Create(ctx context.Context, req resource.CreateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, 30*time.Minute, &resp.Diagnostics)
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, rayOperatorTimeouts.Create, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -160,7 +165,7 @@ func (r *rayOperatorResource) Update(ctx context.Context, req resource.UpdateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, 30*time.Minute, &resp.Diagnostics)
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, rayOperatorTimeouts.Update, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -182,7 +187,7 @@ func (r *rayOperatorResource) Delete(ctx context.Context, req resource.DeleteReq
 	if resp.Diagnostics.HasError() || !state.DisableOnDestroy.ValueBool() {
 		return
 	}
-	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, 30*time.Minute, &resp.Diagnostics)
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, rayOperatorTimeouts.Delete, &resp.Diagnostics)
 	if !ok {
 		return
 	}

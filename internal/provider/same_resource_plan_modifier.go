@@ -12,9 +12,10 @@ import (
 // for a path or self link written, sameResource) changes nothing, so that an imported cluster
 // whose configuration writes network = google_compute_network.vpc.id plans no replacement.
 func requiresReplaceUnlessSameResource() planmodifier.String {
+	const sameResourceCondition = "when the configuration names another network or subnetwork (another spelling of " +
+		"the same one, such as its self link, changes nothing)"
 	return stringplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
 		resp.RequiresReplace = !req.ConfigValue.IsNull() && !req.PlanValue.IsUnknown() && !req.StateValue.IsNull() &&
 			!sameResource(req.PlanValue.ValueString(), req.StateValue.ValueString())
-	}, "Replaces the cluster when it names another network or subnetwork.",
-		"Replaces the cluster when it names another network or subnetwork.")
+	}, sameResourceCondition, sameResourceCondition)
 }

@@ -20,10 +20,20 @@ import (
 // provisioning with flex-start").
 const flexStartMaxRun = 7 * 24 * time.Hour
 
-// capacityPaths are the settings that say where a slice's capacity comes from.
-var capacityPaths = []path.Path{
-	path.Root("zone"), path.Root("spot"), path.Root("reservation"), path.Root("flex_start"),
-	path.Root("queued_provisioning"), path.Root("fallback"),
+// capacityReplacement replaces a slice whose settings of where its capacity comes from no longer
+// list the capacity it runs on (planCapacity).
+var capacityReplacement = PlanReplacement{
+	Attributes: []path.Path{
+		path.Root("zone"), path.Root("spot"), path.Root("reservation"), path.Root("flex_start"),
+		path.Root("queued_provisioning"), path.Root("fallback"),
+	},
+	When: "when the capacity the slice runs on (`capacity_used`) is no longer among the choices they list, or they are unknown until apply",
+}
+
+// runDurationRemoval replaces a flex-start or queued slice whose max_run_duration is removed.
+var runDurationRemoval = PlanReplacement{
+	Attributes: []path.Path{path.Root("max_run_duration")},
+	When:       "when it is removed from a flex-start or queued slice (GKE takes a new duration, not none; a new one is applied in place)",
 }
 
 // validateCapacity refuses, at plan time, capacity settings GKE refuses or that cannot take effect.
@@ -168,7 +178,7 @@ func planCapacity(ctx context.Context, config sliceResourceModel, plan, state *s
 		return
 	}
 	if !plan.capacityKnown(ctx) {
-		resp.RequiresReplace = append(resp.RequiresReplace, capacityPaths...)
+		resp.RequiresReplace = append(resp.RequiresReplace, capacityReplacement.Attributes...)
 		return
 	}
 	running := runningChoice(ctx, *state)
@@ -176,14 +186,14 @@ func planCapacity(ctx context.Context, config sliceResourceModel, plan, state *s
 	resp.Diagnostics.Append(diags...)
 	attempt := slices.Index(choices, running)
 	if attempt < 0 {
-		resp.RequiresReplace = append(resp.RequiresReplace, capacityPaths...)
+		resp.RequiresReplace = append(resp.RequiresReplace, capacityReplacement.Attributes...)
 		return
 	}
 	plan.CapacityUsed = capacityUsedObject(running, attempt)
 	// A new run duration is an update in place; none at all cannot be asked of GKE (UpdateNodePool
 	// takes a duration, and one left out changes nothing), so removing it replaces the slice.
 	if running.flexible() && plan.MaxRunDuration.IsNull() && !state.MaxRunDuration.IsNull() {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("max_run_duration"))
+		resp.RequiresReplace = append(resp.RequiresReplace, runDurationRemoval.Attributes...)
 	}
 }
 

@@ -26,7 +26,7 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, 2*time.Hour, &resp.Diagnostics)
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, sliceTimeouts.Create, &resp.Diagnostics)
 	if !ok {
 		return
 	}

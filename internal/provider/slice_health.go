@@ -72,6 +72,12 @@ func replacementCause(state sliceResourceModel) string {
 	return ""
 }
 
+// unhealthyReplacement replaces a failed slice when replace_unhealthy is set (planReplaceUnhealthy).
+var unhealthyReplacement = PlanReplacement{
+	Attributes: []path.Path{path.Root("healthy")},
+	When:       "when `replace_unhealthy` is `true` and the last refresh found the slice failed (see Unhealthy slices)",
+}
+
 // planReplaceUnhealthy replaces the slice in state when replace_unhealthy is set and
 // replacementCause finds a reason, and says so.
 func planReplaceUnhealthy(plan, state *sliceResourceModel, resp *resource.ModifyPlanResponse) {
@@ -84,7 +90,7 @@ func planReplaceUnhealthy(plan, state *sliceResourceModel, resp *resource.Modify
 	}
 	plan.Healthy, plan.Status = types.BoolUnknown(), types.StringUnknown()
 	plan.FailedHosts = types.ListUnknown(types.StringType)
-	resp.RequiresReplace = append(resp.RequiresReplace, path.Root("healthy"))
+	resp.RequiresReplace = append(resp.RequiresReplace, unhealthyReplacement.Attributes...)
 	resp.Diagnostics.AddAttributeWarning(path.Root("healthy"), "Replacing Unhealthy Slice",
 		fmt.Sprintf("%s is %s with %d of %d hosts Ready, and %s; replace_unhealthy is set, so it is replaced: a TPU slice cannot be "+
 			"repaired in place.", state.ID.ValueString(), state.Status.ValueString(), state.ReadyHosts.ValueInt64(), state.NumHosts.ValueInt64(), why))

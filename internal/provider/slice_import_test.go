@@ -69,8 +69,8 @@ resource "raytpu_slice" "xpk" {
 			},
 		},
 	}
-	t.Log(testCLI.Gate(importConfigGeneration))
-	if testCLI.Supports(importConfigGeneration) {
+	t.Log(testCLI.Gate(acctest.ImportConfigGeneration))
+	if testCLI.Supports(acctest.ImportConfigGeneration) {
 		steps = append(steps, resource.TestStep{
 			// terraform plan -generate-config-out: the generated configuration validates and the
 			// import plans nothing more.
@@ -128,16 +128,6 @@ resource "raytpu_slice" "cpu" {
 			},
 		}...),
 	})
-}
-
-// importConfigGeneration is terraform plan -generate-config-out for an imported raytpu_slice.
-var importConfigGeneration = acctest.Feature{
-	Name:      "configuration generated from an import",
-	Terraform: "1.5.0",
-	// OpenTofu crashed generating configuration for a resource with computed nested attributes
-	// until opentofu#3553 (opentofu#3555): seen in 1.10.6 and 1.10.10, fixed in 1.12.6.
-	OpenTofu: "1.12.0",
-	Why:      "Terraform 1.5 import blocks; opentofu#3555",
 }
 
 // wantAttributes checks flat attributes ("" for null) of the imported state whose id is id.

@@ -16,26 +16,6 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/acctest"
 )
 
-// movedAcrossProviders is a moved block from one provider's resource type to another's
-// (MoveResourceState), which raytpu_slice and raytpu_ray_operator answer.
-var movedAcrossProviders = acctest.Feature{
-	Name:      "moved blocks from google provider resources",
-	Terraform: "1.8.0",
-	// OpenTofu has MoveResourceState, but sent the target's provider address as the source's
-	// until 1.12.4 (opentofu#4355), so a move from the google provider was not recognised.
-	OpenTofu: "1.12.4",
-	Why:      "Terraform 1.8 MoveResourceState; opentofu#4355",
-}
-
-// requireMoves runs a test of moved blocks under a CLI that has them, and says why not otherwise.
-func requireMoves(t *testing.T) {
-	t.Helper()
-	if !testCLI.Supports(movedAcrossProviders) {
-		t.Skip(testCLI.Gate(movedAcrossProviders))
-	}
-	t.Log(testCLI.Gate(movedAcrossProviders))
-}
-
 // movedCluster is the cluster of TestAccSlice_movedFromGoogle.
 const movedCluster = "acc-moved"
 
@@ -87,7 +67,7 @@ resource "google_container_node_pool" "cpu" {
 // label the configuration changes. Moving a CPU pool fails at plan, naming why.
 func TestAccSlice_movedFromGoogle(t *testing.T) {
 	t.Parallel()
-	requireMoves(t)
+	acctest.RequireCLI(t, testCLI, acctest.MovedFromGoogle)
 	const cluster = movedCluster
 	id := nodePoolIDFor(cluster, "moved-v6e")
 	slice := `

@@ -43,6 +43,10 @@ func generatedName(prefix string) string {
 	return prefix + hex.EncodeToString(b)
 }
 
+// nameLacksPrefixCondition is when nameLacksPrefix replaces a slice, for the docs.
+const nameLacksPrefixCondition = "when the slice's name does not begin with a new prefix (a name imported, or written before " +
+	"as `name`, that begins with it stays)"
+
 // nameLacksPrefix replaces a slice whose name does not begin with a new name_prefix; one that
 // already does (imported, or a prefix written where its name was) stays.
 func nameLacksPrefix(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {

@@ -111,6 +111,16 @@ func (r *sliceResource) checkOffered(ctx context.Context, client *gke.Client, id
 	return diags
 }
 
+// shapeReplacement replaces a slice whose shape changes (ModifyPlan).
+var shapeReplacement = PlanReplacement{
+	Attributes: []path.Path{path.Root("topology"), path.Root("generation"), path.Root("accelerator_type"), path.Root("chips_per_host")},
+	When:       "when the shape changes: its generation, topology or machine type; the same shape written another way (an alias, or `accelerator_type`) does not",
+}
+
+func (r *sliceResource) PlanReplacements() []PlanReplacement {
+	return []PlanReplacement{shapeReplacement, capacityReplacement, runDurationRemoval, unhealthyReplacement}
+}
+
 // ModifyPlan makes every derived output known in the plan, replaces the slice when its shape
 // changes (not when the same shape is written another way), checks a version known only from the
 // cluster, and, with replace_unhealthy, replaces a slice that failed (see replacementCause).
@@ -144,7 +154,7 @@ func (r *sliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if state != nil {
 		before, _ := resolveShape(state.shape())
 		if before == nil || before.Generation != s.Generation || before.Topology != s.Topology || before.MachineType != s.MachineType {
-			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("topology"), path.Root("generation"), path.Root("accelerator_type"), path.Root("chips_per_host"))
+			resp.RequiresReplace = append(resp.RequiresReplace, shapeReplacement.Attributes...)
 		}
 	}
 	if config.Generation.IsNull() {

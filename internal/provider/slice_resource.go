@@ -30,6 +30,11 @@ type sliceResource struct {
 	resourceBase
 }
 
+// sliceTimeouts are the defaults of the timeouts block, which the resource page lists.
+var sliceTimeouts = OperationTimeouts{Create: 2 * time.Hour, Update: 30 * time.Minute, Delete: time.Hour}
+
+func (r *sliceResource) DefaultTimeouts() OperationTimeouts { return sliceTimeouts }
+
 func (r *sliceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_slice"
 }
@@ -91,7 +96,7 @@ func (r *sliceResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, time.Hour, &resp.Diagnostics)
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, sliceTimeouts.Delete, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -113,7 +113,7 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"created before the slice it replaces is deleted, so the old slice keeps its TPUs until the new one has its " +
 					"own, and a stockout leaves the old slice running. At most 32 characters, starting with a letter.",
 				Validators:    []validator.String{namePrefixValidator()},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(nameLacksPrefix, "", "")},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(nameLacksPrefix, nameLacksPrefixCondition, nameLacksPrefixCondition)},
 			},
 			"generation": schema.StringAttribute{
 				Optional: true, Computed: true,

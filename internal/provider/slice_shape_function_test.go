@@ -8,10 +8,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/acctest"
 )
 
 func TestAccSliceShapeFunction_matchesDataSource(t *testing.T) {
 	t.Parallel()
+	acctest.RequireCLI(t, testCLI, acctest.ProviderFunctions)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -72,6 +75,7 @@ output "v6e" {
 
 func TestAccSliceShapeFunction_invalidArguments(t *testing.T) {
 	t.Parallel()
+	acctest.RequireCLI(t, testCLI, acctest.ProviderFunctions)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{

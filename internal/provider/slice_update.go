@@ -24,7 +24,7 @@ func (r *sliceResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, 30*time.Minute, &resp.Diagnostics)
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, sliceTimeouts.Update, &resp.Diagnostics)
 	if !ok {
 		return
 	}
