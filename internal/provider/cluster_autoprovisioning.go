@@ -82,7 +82,7 @@ func autoProvisioningSchema() schema.SingleNestedAttribute {
 		Optional: true,
 		MarkdownDescription: "GKE node auto-provisioning: GKE creates node pools, TPU slices included, for Pods that no node " +
 			"pool can hold (a RayCluster worker group naming a TPU generation and topology), within these limits. " +
-			"Updated in place; removing it turns node auto-provisioning off (pools it created stay).",
+			"Removing it turns node auto-provisioning off (pools it created stay).",
 		Validators: []validator.Object{autoProvisioningValidator{}},
 		Attributes: map[string]schema.Attribute{
 			"max_cpu": schema.Int64Attribute{

@@ -68,7 +68,7 @@ func maintenancePolicySchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "When GKE may upgrade and otherwise disrupt the cluster: one window, daily or recurring, and " +
-			"exclusions during which it may not (GKE's maintenance windows and exclusions). Updated in place; removing it " +
+			"exclusions during which it may not (GKE's maintenance windows and exclusions). Removing it " +
 			"clears the cluster's policy. GKE's limits are checked at plan time.",
 		Attributes: map[string]schema.Attribute{
 			"daily_window_start_time": schema.StringAttribute{

@@ -89,7 +89,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"release_channel": schema.StringAttribute{
 				Optional: true, Computed: true,
 				Default:             stringdefault.StaticString("REGULAR"),
-				MarkdownDescription: "GKE release channel: `RAPID`, `REGULAR` (default), `STABLE` or `EXTENDED`. Updated in place.",
+				MarkdownDescription: "GKE release channel: `RAPID`, `REGULAR` (default), `STABLE` or `EXTENDED`.",
 				Validators:          []validator.String{stringvalidator.OneOf("RAPID", "REGULAR", "STABLE", "EXTENDED")},
 			},
 			"min_master_version": schema.StringAttribute{
@@ -110,15 +110,15 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"resource_labels": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Google Cloud labels of the cluster. Updated in place.",
+				MarkdownDescription: "Google Cloud labels of the cluster.",
 			},
 			"workload_identity": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Enables Workload Identity (`<project>.svc.id.goog`), so Ray pods reach Google APIs without keys. Default `true`. Updated in place.",
+				MarkdownDescription: "Enables Workload Identity (`<project>.svc.id.goog`), so Ray pods reach Google APIs without keys. Default `true`.",
 			},
 			"system_pool": schema.SingleNestedAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "The CPU node pool for the Ray head and system pods. Updated in place: a new machine type " +
+				MarkdownDescription: "The CPU node pool for the Ray head and system pods. A new machine type " +
 					"migrates its nodes, a new node count resizes it, and the cluster's slices stay as they are. A resize made " +
 					"outside Terraform shows in the next plan.",
 				Default: objectdefault.StaticValue(types.ObjectValueMust(systemPoolAttrTypes, map[string]attr.Value{
@@ -134,7 +134,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"ray_operator": schema.SingleNestedAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Settings of the Ray Operator add-on, which is always enabled. Updated in place.",
+				MarkdownDescription: "Settings of the Ray Operator add-on, which is always enabled.",
 				Default: objectdefault.StaticValue(types.ObjectValueMust(rayOperatorAttrTypes, map[string]attr.Value{
 					"logging": types.BoolValue(false), "monitoring": types.BoolValue(false),
 				})),

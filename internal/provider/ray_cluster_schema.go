@@ -111,10 +111,11 @@ func (r *rayClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"cluster_id": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Cluster id, `projects/{project}/locations/{location}/clusters/{name}` (the `id` of `raytpu_cluster`).",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:          []validator.String{clusterIDValidator{}},
+				Required: true,
+				MarkdownDescription: "Cluster id, `projects/{project}/locations/{location}/clusters/{name}`: the `id` of a `raytpu_cluster`, or " +
+					"the `cluster` of a `raytpu_ray_operator` (any cluster with the Ray Operator add-on).",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{clusterIDValidator{}},
 			},
 			"namespace": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString("default"),
@@ -245,13 +246,17 @@ func rayWorkerGroupsSchema() schema.ListNestedAttribute {
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "`raytpu_slice` ids (`projects/{p}/locations/{l}/clusters/{c}/nodePools/{name}`) of this cluster, all " +
 					"of one shape. The group gets one replica per slice, the slice's host count as `numOfHosts`, its node " +
-					"selector, toleration and `google.com/tpu` chips, and is confined to these node pools. Queued and flex-start " +
+					"selector, toleration and `google.com/tpu` chips, and is held to exactly these node pools by the labels raytpu sets " +
+					"on them and the group selects. Queued and flex-start " +
 					"slices are refused: their hosts come only when capacity does.",
 				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues()},
 			},
 			"generation": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "TPU generation of an auto-provisioned group (`v4`, `v5e`, `v5p`, `v6e`, `tpu7x`), with `topology`.",
+				Optional: true,
+				MarkdownDescription: "TPU generation of an auto-provisioned group, with `topology`: `v4`, `v5e`, `v5p` or `v6e`, the generations " +
+					"GKE documents node auto-provisioning for. A multi-host `tpu7x` slice is placed only by a workload policy, " +
+					"which GKE does not document node auto-provisioning as creating: create tpu7x slices with `raytpu_slice` and " +
+					"list them in `slices`.",
 			},
 			"topology": schema.StringAttribute{
 				Optional:            true,

@@ -77,11 +77,11 @@ func (r *rayOperatorResource) Schema(ctx context.Context, _ resource.SchemaReque
 			},
 			"logging": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				MarkdownDescription: "Send Ray cluster logs to Cloud Logging. Updated in place.",
+				MarkdownDescription: "Send Ray cluster logs to Cloud Logging.",
 			},
 			"monitoring": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				MarkdownDescription: "Send Ray cluster metrics to Cloud Monitoring. Updated in place.",
+				MarkdownDescription: "Send Ray cluster metrics to Cloud Monitoring.",
 			},
 			"wait_for_kuberay": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),

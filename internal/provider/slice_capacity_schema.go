@@ -57,21 +57,21 @@ func sliceCapacityAttributes() map[string]schema.Attribute {
 			Optional: true, Computed: true,
 			MarkdownDescription: "Let GKE's cluster autoscaler scale the slice between none and all of its hosts, as one unit: " +
 				"an idle slice stops billing, and pending pods (KubeRay's autoscaler) bring it back whole. Created with all " +
-				"of its hosts. Always on with flex-start capacity. Updated in place.",
+				"of its hosts. Always on with flex-start capacity.",
 			PlanModifiers: keepBool,
 		},
 		"auto_repair": schema.BoolAttribute{
 			Optional: true, Computed: true,
 			MarkdownDescription: "Whether GKE repairs failing hosts. A multi-host slice is repaired whole: all of its VMs " +
 				"are recreated and every pod on it is evicted. GKE's default (`true`) when unset; a cluster on a release " +
-				"channel requires `true` unless the slice uses flex-start capacity. Updated in place.",
+				"channel requires `true` unless the slice uses flex-start capacity.",
 			PlanModifiers: keepBool,
 		},
 		"auto_upgrade": schema.BoolAttribute{
 			Optional: true, Computed: true,
 			MarkdownDescription: "Whether GKE upgrades the slice's nodes automatically, within the cluster's maintenance " +
 				"policy. GKE's default (`true`) when unset; a cluster on a release channel requires `true` unless the slice " +
-				"uses flex-start capacity. Updated in place.",
+				"uses flex-start capacity.",
 			PlanModifiers: keepBool,
 		},
 		"fallback": schema.ListNestedAttribute{

@@ -170,28 +170,28 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"labels": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Kubernetes labels of the nodes. Updated in place. The labels with which `raytpu_ray_cluster` " +
+				MarkdownDescription: "Kubernetes labels of the nodes. The labels with which `raytpu_ray_cluster` " +
 					"claims the slice for a worker group (`raytpu.dev/ray-*`) are its own: refused here, left out of this attribute, " +
 					"and kept by an update of it.",
 				Validators: []validator.Map{claimLabelsValidator{}},
 			},
 			"resource_labels": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Google Cloud labels of the VMs. Updated in place. GKE's own labels (`goog-gke-*`, such as " +
+				MarkdownDescription: "Google Cloud labels of the VMs. GKE's own labels (`goog-gke-*`, such as " +
 					"`goog-gke-node-pool-provisioning-model`) are left out, and refused here: GKE sets them itself.",
 				Validators: []validator.Map{reservedLabelsValidator{}},
 			},
 			"disk_size_gb": schema.Int64Attribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Boot disk size of each host in GB, at least 10; GKE's default when unset. Updated in place: " +
-					"GKE migrates the hosts to the new disk.",
+				MarkdownDescription: "Boot disk size of each host in GB, at least 10; GKE's default when unset. A new " +
+					"size is applied in place: GKE migrates the hosts to the new disk.",
 				Validators:    []validator.Int64{int64validator.AtLeast(10)},
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"disk_type": schema.StringAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Boot disk type, for example `hyperdisk-balanced`; GKE's default when unset. Updated in place: " +
-					"GKE migrates the hosts to the new disk.",
+				MarkdownDescription: "Boot disk type, for example `hyperdisk-balanced`; GKE's default when unset. A new " +
+					"type is applied in place: GKE migrates the hosts to the new disk.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			// No schema default: unset stays null in state, so that a configuration Terraform
