@@ -7,7 +7,7 @@ terraform {
 }
 
 # Adopt a cluster made elsewhere. raytpu_cluster expects a CPU node pool named
-# "system": describe it as it is, or the plan replaces the cluster.
+# "system", which system_pool describes: one that differs changes the pool in place.
 import {
   to = raytpu_cluster.ray
   id = "projects/my-project/locations/us-east5-b/clusters/ray-tpu"
