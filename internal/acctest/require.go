@@ -4,7 +4,7 @@ import "testing"
 
 // Features of the CLIs that some acceptance tests need, each with the lowest versions that have it.
 // The provider's docs list them, in the order of Features, from these values (its index page's
-// table of CLI versions, written by internal/provider/resourcedoc).
+// table of CLI versions, written by internal/provider/providerdoc).
 var (
 	// ProviderFunctions are functions of a provider, such as provider::raytpu::slice_shape.
 	ProviderFunctions = Feature{

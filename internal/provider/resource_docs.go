@@ -7,7 +7,7 @@ import (
 )
 
 // What a resource's registry page says beyond its schema comes from the values the resource runs
-// with: internal/provider/resourcedoc reads them through these interfaces, with the schema's plan
+// with: internal/provider/providerdoc reads them through these interfaces, with the schema's plan
 // modifiers and identity, and writes them into the page's template.
 
 // ResourceWithDefaultTimeouts is a resource whose timeouts block has these defaults.
