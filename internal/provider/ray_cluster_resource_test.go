@@ -226,6 +226,7 @@ resource "raytpu_ray_cluster" "tpu" {
 		{"", `{ name = "g" }`, `Missing Worker Group Source`},
 		{"", `{ name = "g", generation = "v6e", topology = "3x3" }`, `Invalid Worker Group Shape`},
 		{"", `{ name = "g", generation = "v6e", topology = "2x4", chips_per_host = 2 }`, `chips_per_host = 2 does not fit`},
+		{"", `{ name = "g", generation = "tpu7x", topology = "2x2x2" }`, `(?s)Slice Not Auto-provisioned.*tpu7x 2x2x2.*workload policy`},
 		{"", `{ name = "g", generation = "v6e", topology = "4x4" }, { name = "g", generation = "v6e", topology = "4x4" }`, `Duplicate Worker Group`},
 		{"", fmt.Sprintf(`{ name = "g", slices = [%q], replicas = 2 }`, mine+"/nodePools/p"), `Setting Not For Slices`},
 		{`ray_version = "latest"`, `{ name = "g", generation = "v6e", topology = "4x4" }`, `Invalid Ray Version`},

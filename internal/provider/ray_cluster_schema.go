@@ -255,7 +255,7 @@ func rayWorkerGroupsSchema() schema.ListNestedAttribute {
 				Optional: true,
 				MarkdownDescription: "TPU generation of an auto-provisioned group, with `topology`: `v4`, `v5e`, `v5p` or `v6e`, the generations " +
 					"GKE documents node auto-provisioning for. A multi-host `tpu7x` slice is placed only by a workload policy, " +
-					"which GKE does not document node auto-provisioning as creating: create tpu7x slices with `raytpu_slice` and " +
+					"which GKE does not document node auto-provisioning as creating, so the plan refuses it: create tpu7x slices with `raytpu_slice` and " +
 					"list them in `slices`.",
 			},
 			"topology": schema.StringAttribute{
