@@ -81,6 +81,13 @@ func TestWaitForRayClusterPods_explainsUnscheduledPods(t *testing.T) {
 	if strings.Contains(err.Error(), "pod triggered scale-up") {
 		t.Errorf("error %q names an older autoscaler event, not the latest", err)
 	}
+	// A wait that ends before its watch has listed anything still says what there is.
+	shortCtx, cancelShort := context.WithTimeout(ctx, time.Nanosecond)
+	defer cancelShort()
+	if _, err := c.WaitForRayClusterPods(shortCtx, ns, cluster, func([]RayPod) bool { return false }); err == nil ||
+		!strings.Contains(err.Error(), "0 of 1 Pods Running") {
+		t.Errorf("a wait ended before the first listing: error %v, want it to count the Pod", err)
+	}
 }
 
 // A long wait for a RayCluster's Pods costs the API server a few requests, however long it lasts:

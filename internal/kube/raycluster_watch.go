@@ -220,6 +220,18 @@ func (w *RayClusterWatch) WaitForPods(ctx context.Context, done func([]RayPod) b
 		last = w.Pods()
 		return done(last)
 	}, func(waited time.Duration) string {
+		// What the error says is what there is as ctx ends, not as it last woke the wait: from the
+		// watch, or, when ctx ended before its first listing (a loaded API server), from a listing
+		// of its own.
+		if w.pods.HasSynced() && w.nodes.HasSynced() {
+			last = w.Pods()
+		} else {
+			lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), autoscalerEventsWait)
+			if pods, err := w.c.RayClusterPods(lctx, w.namespace, w.name); err == nil {
+				last = pods
+			}
+			cancel()
+		}
 		var scaleUp map[string]string
 		if unscheduled(last) {
 			// ctx has ended: the events are read once, with a moment of their own.
