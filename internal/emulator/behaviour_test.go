@@ -252,8 +252,29 @@ func TestFaultsAndRequestLog(t *testing.T) {
 	if err := ctl.SetLatencies(ctx, map[string]time.Duration{"default": 50 * time.Millisecond, "CREATE_CLUSTER": time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	if got := testEmu.ctl.latency("CREATE_CLUSTER"); got != time.Second {
+	if got := testEmu.ctl.latency("", "CREATE_CLUSTER"); got != time.Second {
 		t.Fatalf("latency set over HTTP: %s", got)
+	}
+	// One cluster's latencies come first for it, and for it only.
+	slow := testLocation + "/clusters/slow"
+	if err := ctl.SetClusterLatencies(ctx, slow, map[string]time.Duration{"default": 3 * time.Second, "CREATE_CLUSTER": 2 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cluster, opType string
+		want            time.Duration
+	}{
+		{slow, "CREATE_CLUSTER", 2 * time.Second},
+		{slow, "CREATE_NODE_POOL", 3 * time.Second},
+		{testLocation + "/clusters/other", "CREATE_CLUSTER", time.Second},
+		{testLocation + "/clusters/other", "CREATE_NODE_POOL", 50 * time.Millisecond},
+	} {
+		if got := testEmu.ctl.latency(c.cluster, c.opType); got != c.want {
+			t.Errorf("latency of %s on %s = %s, want %s", c.opType, c.cluster, got, c.want)
+		}
+	}
+	if err := ctl.SetClusterLatencies(ctx, "slow", map[string]time.Duration{"default": time.Second}); err == nil {
+		t.Fatal("a cluster that is no cluster name accepted")
 	}
 	if err := ctl.SetLatencies(ctx, map[string]time.Duration{"NOT_A_TYPE": time.Second}); err == nil {
 		t.Fatal("unknown operation type accepted")

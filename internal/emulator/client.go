@@ -76,6 +76,15 @@ func (c *Client) SetLatencies(ctx context.Context, latencies map[string]time.Dur
 	return c.call(ctx, "PUT", "latencies", in, nil)
 }
 
+// SetClusterLatencies implements Controller.
+func (c *Client) SetClusterLatencies(ctx context.Context, cluster string, latencies map[string]time.Duration) error {
+	in := clusterLatenciesBody{Cluster: cluster, Latencies: map[string]string{}}
+	for k, d := range latencies {
+		in.Latencies[k] = d.String()
+	}
+	return c.call(ctx, "PUT", "clusterLatencies", in, nil)
+}
+
 // SetCapacity implements Controller.
 func (c *Client) SetCapacity(ctx context.Context, cp Capacity) error {
 	return c.call(ctx, "POST", "capacity", cp, nil)

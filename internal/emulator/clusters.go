@@ -495,11 +495,8 @@ func (e *Emulator) reconcileClusterRun(n resourceName, plan func(*cluster) (func
 const RayCRDsLatency = "RAY_OPERATOR_CRDS"
 
 // rayCRDDelay is the current gap between enabling the add-on and creating its CRDs.
-func (e *Emulator) rayCRDDelay() time.Duration {
-	e.ctl.mu.Lock()
-	d, ok := e.ctl.latencies[RayCRDsLatency]
-	e.ctl.mu.Unlock()
-	if ok {
+func (e *Emulator) rayCRDDelay(c *cluster) time.Duration {
+	if d, ok := e.ctl.rayCRDLatency(c.Key); ok {
 		return d
 	}
 	switch {
@@ -529,7 +526,7 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 		defer e.mu.Unlock()
 		return c.rayGen == gen
 	}
-	delay := e.rayCRDDelay()
+	delay := e.rayCRDDelay(c)
 	if !want {
 		delay = 0
 	}

@@ -613,7 +613,7 @@ func (e *Emulator) newComputeOperationLocked(rt computeRoute, opType, targetLink
 // after a fifth of the default latency, DONE (progress 100, endTime) after it, with error.errors[]
 // when it failed; finish applies the outcome under e.mu.
 func (e *Emulator) runComputeOperation(op *computeOperation, finish func(err *apiError)) *compute.Operation {
-	latency := e.ctl.latency("default")
+	latency := e.ctl.latency("", "default")
 	snapshot := *op.PB
 	e.goBackground(func(ctx context.Context) {
 		start := time.Now()

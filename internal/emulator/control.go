@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +31,11 @@ type Controller interface {
 	// SetLatencies sets the time operations take, by containerpb.Operation_Type name
 	// ("CREATE_NODE_POOL"); the key "default" sets the latency of every other type.
 	SetLatencies(ctx context.Context, latencies map[string]time.Duration) error
+	// SetClusterLatencies sets latencies as SetLatencies does, for one cluster only
+	// (projects/P/locations/L/clusters/C): its operations, its node pools' and its Ray Operator
+	// add-on's CRDs. They come before SetLatencies' and last until Reset, so that a test slowing
+	// one cluster leaves the others as they are.
+	SetClusterLatencies(ctx context.Context, cluster string, latencies map[string]time.Duration) error
 	// SetCapacity sets the TPU chips a zone has for a generation (negative: unlimited).
 	SetCapacity(ctx context.Context, c Capacity) error
 	// SetQuota sets the TPU chips a project may hold for a generation (negative: unlimited).
@@ -246,8 +252,10 @@ type controlState struct {
 	mu         sync.Mutex
 	defLatency time.Duration
 	latencies  map[string]time.Duration
-	capacity   map[capKey]int
-	quota      map[capKey]int
+	// clusterLatencies are SetClusterLatencies', by cluster key.
+	clusterLatencies map[string]map[string]time.Duration
+	capacity         map[capKey]int
+	quota            map[capKey]int
 	// reservations by projects/{p}/zones/{z}/reservations/{name}.
 	reservations map[string]Reservation
 	faults       []*fault
@@ -271,6 +279,7 @@ func (c *controlState) resetLocked() {
 		c.defLatency = DefaultLatency
 	}
 	c.latencies = map[string]time.Duration{}
+	c.clusterLatencies = map[string]map[string]time.Duration{}
 	for k, v := range c.base.Latencies {
 		if k == "default" {
 			c.defLatency = v
@@ -287,13 +296,33 @@ func (c *controlState) resetLocked() {
 	c.rayCRDs = nil
 }
 
-func (c *controlState) latency(opType string) time.Duration {
+// latency is how long an operation of opType on cluster (a cluster key; empty for none) takes:
+// the cluster's latency of the type or its default, else the emulator's.
+func (c *controlState) latency(cluster, opType string) time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if d, ok := c.clusterLatencies[cluster][opType]; ok {
+		return d
+	}
+	if d, ok := c.clusterLatencies[cluster]["default"]; ok && opType != RayCRDsLatency {
+		return d
+	}
 	if d, ok := c.latencies[opType]; ok {
 		return d
 	}
 	return c.defLatency
+}
+
+// rayCRDLatency is the latency of cluster's KubeRay CRDs when one was set (SetLatencies or
+// SetClusterLatencies).
+func (c *controlState) rayCRDLatency(cluster string) (time.Duration, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.clusterLatencies[cluster][RayCRDsLatency]; ok {
+		return d, true
+	}
+	d, ok := c.latencies[RayCRDsLatency]
+	return d, ok
 }
 
 // limit returns the capacity of a kind (or the quota, typ "") for where/gen, or -1 for unlimited.
@@ -418,13 +447,8 @@ func (e *Emulator) Reset(ctx context.Context) error {
 
 // SetLatencies implements Controller.
 func (e *Emulator) SetLatencies(ctx context.Context, latencies map[string]time.Duration) error {
-	for k, d := range latencies {
-		if _, ok := containerpb.Operation_Type_value[k]; !ok && k != "default" && k != RayCRDsLatency {
-			return fmt.Errorf("unknown operation type %q: use a containerpb.Operation_Type name such as CREATE_NODE_POOL, \"default\" or %q", k, RayCRDsLatency)
-		}
-		if d < 0 {
-			return fmt.Errorf("latency of %s is negative", k)
-		}
+	if err := checkLatencies(latencies); err != nil {
+		return err
 	}
 	e.ctl.mu.Lock()
 	defer e.ctl.mu.Unlock()
@@ -433,6 +457,40 @@ func (e *Emulator) SetLatencies(ctx context.Context, latencies map[string]time.D
 			e.ctl.defLatency = d
 		} else {
 			e.ctl.latencies[k] = d
+		}
+	}
+	return nil
+}
+
+// SetClusterLatencies implements Controller.
+func (e *Emulator) SetClusterLatencies(ctx context.Context, cluster string, latencies map[string]time.Duration) error {
+	if parts := strings.Split(cluster, "/"); len(parts) != 6 || parts[0] != "projects" || parts[2] != "locations" || parts[4] != "clusters" ||
+		parts[1] == "" || parts[3] == "" || parts[5] == "" {
+		return fmt.Errorf("cluster %q is not projects/{project}/locations/{location}/clusters/{cluster}", cluster)
+	}
+	if err := checkLatencies(latencies); err != nil {
+		return err
+	}
+	e.ctl.mu.Lock()
+	defer e.ctl.mu.Unlock()
+	if e.ctl.clusterLatencies[cluster] == nil {
+		e.ctl.clusterLatencies[cluster] = map[string]time.Duration{}
+	}
+	for k, d := range latencies {
+		e.ctl.clusterLatencies[cluster][k] = d
+	}
+	return nil
+}
+
+// checkLatencies refuses keys that are no operation type, "default" or RayCRDsLatency, and
+// negative latencies.
+func checkLatencies(latencies map[string]time.Duration) error {
+	for k, d := range latencies {
+		if _, ok := containerpb.Operation_Type_value[k]; !ok && k != "default" && k != RayCRDsLatency {
+			return fmt.Errorf("unknown operation type %q: use a containerpb.Operation_Type name such as CREATE_NODE_POOL, \"default\" or %q", k, RayCRDsLatency)
+		}
+		if d < 0 {
+			return fmt.Errorf("latency of %s is negative", k)
 		}
 	}
 	return nil
@@ -630,15 +688,22 @@ func (e *Emulator) controlHandler() http.Handler {
 		if err := decodeStrict(r, &in); err != nil {
 			return nil, err
 		}
-		l := map[string]time.Duration{}
-		for k, v := range in {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				return nil, fmt.Errorf("latency of %s: %w", k, err)
-			}
-			l[k] = d
+		l, err := parseLatencies(in)
+		if err != nil {
+			return nil, err
 		}
 		return nil, e.SetLatencies(r.Context(), l)
+	})
+	handle("PUT "+controlPrefix+"clusterLatencies", func(r *http.Request) (any, error) {
+		var in clusterLatenciesBody
+		if err := decodeStrict(r, &in); err != nil {
+			return nil, err
+		}
+		l, err := parseLatencies(in.Latencies)
+		if err != nil {
+			return nil, err
+		}
+		return nil, e.SetClusterLatencies(r.Context(), in.Cluster, l)
 	})
 	handle("POST "+controlPrefix+"capacity", withBody(e.SetCapacity))
 	handle("POST "+controlPrefix+"quota", withBody(e.SetQuota))
@@ -694,4 +759,23 @@ func withBody[T any](set func(context.Context, T) error) func(r *http.Request) (
 		}
 		return nil, set(r.Context(), in)
 	}
+}
+
+// clusterLatenciesBody is the body of PUT clusterLatencies: latencies as durations ("1.5s").
+type clusterLatenciesBody struct {
+	Cluster   string            `json:"cluster"`
+	Latencies map[string]string `json:"latencies"`
+}
+
+// parseLatencies reads the durations of a latencies body.
+func parseLatencies(in map[string]string) (map[string]time.Duration, error) {
+	l := map[string]time.Duration{}
+	for k, v := range in {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("latency of %s: %w", k, err)
+		}
+		l[k] = d
+	}
+	return l, nil
 }

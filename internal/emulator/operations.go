@@ -111,7 +111,7 @@ func (e *Emulator) admitLocked(c *cluster, pool string) *apiError {
 // DONE when both the latency has passed and w.run has returned (w.run starting after the latency
 // when w.runLast).
 func (e *Emulator) startOperation(op *operation, w opWork) *containerpb.Operation {
-	latency := e.ctl.latency(op.PB.OperationType.String())
+	latency := e.ctl.latency(op.ClusterKey, op.PB.OperationType.String())
 	ctx, cancel := context.WithCancel(e.bgCtx)
 	op.cancel = cancel
 	snapshot := cloneMsg(op.PB)

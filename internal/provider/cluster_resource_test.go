@@ -225,15 +225,12 @@ func deleteClusterOutOfBand(t *testing.T, name string) {
 
 // TestAccCluster_kubeRayLag models GKE reporting the add-on enabled well before its CRDs serve:
 // a create timeout shorter than the gap fails with a clear error, and the next apply recovers.
-// It changes the shared emulator's settings, so it does not run in parallel.
 func TestAccCluster_kubeRayLag(t *testing.T) {
+	t.Parallel()
 	name := "acc-lag"
 	setCRDDelay := func(d time.Duration) {
-		if err := testEmulator.SetLatencies(context.Background(), map[string]time.Duration{emulator.RayCRDsLatency: d}); err != nil {
-			t.Fatal(err)
-		}
+		setClusterLatencies(t, name, map[string]time.Duration{emulator.RayCRDsLatency: d})
 	}
-	t.Cleanup(func() { setCRDDelay(500 * time.Millisecond) })
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -257,17 +254,14 @@ func TestAccCluster_kubeRayLag(t *testing.T) {
 
 // TestAccCluster_reconcilingIsNotKubeRayGone: while GKE reconciles a cluster (an upgrade, another
 // tool's change) its API server still serves, and the plan must not take KubeRay for not ready and
-// plan a wait on every run. It slows the shared emulator's cluster updates, so it does not run in
-// parallel.
+// plan a wait on every run.
 func TestAccCluster_reconcilingIsNotKubeRayGone(t *testing.T) {
+	t.Parallel()
 	const name = "acc-reconciling"
 	id := gke.ClusterID{Project: testProject, Location: testLocation, Name: name}
 	setUpdateLatency := func(d time.Duration) {
-		if err := testEmulator.SetLatencies(context.Background(), map[string]time.Duration{"UPDATE_CLUSTER": d}); err != nil {
-			t.Fatal(err)
-		}
+		setClusterLatencies(t, name, map[string]time.Duration{"UPDATE_CLUSTER": d})
 	}
-	t.Cleanup(func() { setUpdateLatency(200 * time.Millisecond) })
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/acctest"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 )
 
 // testAccProtoV6ProviderFactories runs the provider in-process for the CLI under test.
@@ -88,4 +89,14 @@ provider "raytpu" {
   operation_poll_interval = "250ms"
 %s}
 `, testProject, testLocation, endpoint, testEmulator.ComputeEndpoint(), token)
+}
+
+// setClusterLatencies slows (or speeds) the emulated GKE's work on one cluster of testProject
+// only, so that the test setting them runs beside the others.
+func setClusterLatencies(t *testing.T, cluster string, latencies map[string]time.Duration) {
+	t.Helper()
+	id := gke.ClusterID{Project: testProject, Location: testLocation, Name: cluster}
+	if err := testEmulator.SetClusterLatencies(context.Background(), id.String(), latencies); err != nil {
+		t.Fatal(err)
+	}
 }

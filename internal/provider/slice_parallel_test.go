@@ -20,18 +20,12 @@ import (
 // TestAccSlice_parallelOnOneCluster creates four slices of one cluster in one apply and checks in
 // the emulator's operation records that GKE created their pools side by side, then changes the
 // cluster, a slice and adds a slice in one apply: cluster-level and node pool operations of one
-// cluster wait for each other in the provider instead of failing. It sets the emulator's node pool
-// latency, so it does not run in parallel.
+// cluster wait for each other in the provider instead of failing.
 func TestAccSlice_parallelOnOneCluster(t *testing.T) {
+	t.Parallel()
 	const poolLatency = 3 * time.Second
-	setLatency := func(d time.Duration) {
-		if err := testEmulator.SetLatencies(context.Background(), map[string]time.Duration{"CREATE_NODE_POOL": d}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	setLatency(poolLatency)
-	t.Cleanup(func() { setLatency(200 * time.Millisecond) })
 	const cluster = "acc-parallel"
+	setClusterLatencies(t, cluster, map[string]time.Duration{"CREATE_NODE_POOL": poolLatency})
 	clusterID := fmt.Sprintf("projects/%s/locations/%s/clusters/%s", testProject, testLocation, cluster)
 	config := func(label string, extra bool) string {
 		slices := fmt.Sprintf(`

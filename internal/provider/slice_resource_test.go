@@ -335,6 +335,7 @@ resource "raytpu_slice" "test" {
 }
 
 func TestAccSlice_interruptedCreateIsReplaced(t *testing.T) {
+	t.Parallel()
 	cluster := "acc-interrupt"
 	slice := func(timeout string) string {
 		return fmt.Sprintf(`
@@ -348,11 +349,8 @@ resource "raytpu_slice" "test" {
 `, timeout)
 	}
 	setPoolLatency := func(d time.Duration) {
-		if err := testEmulator.SetLatencies(context.Background(), map[string]time.Duration{"CREATE_NODE_POOL": d}); err != nil {
-			t.Fatal(err)
-		}
+		setClusterLatencies(t, cluster, map[string]time.Duration{"CREATE_NODE_POOL": d})
 	}
-	t.Cleanup(func() { setPoolLatency(200 * time.Millisecond) })
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -434,15 +432,13 @@ resource "raytpu_slice" "test" {
 
 // TestAccSlice_upgradingSliceIsNotReplaced refreshes, with replace_unhealthy, a slice whose node
 // pool GKE is upgrading (RECONCILING, so not healthy): a slice in transition is left alone. It
-// sets the emulator's node pool update latency, so it does not run in parallel.
+// slows its own cluster's node pool upgrades.
 func TestAccSlice_upgradingSliceIsNotReplaced(t *testing.T) {
+	t.Parallel()
 	const cluster = "acc-upgrading"
 	setLatency := func(d time.Duration) {
-		if err := testEmulator.SetLatencies(context.Background(), map[string]time.Duration{"UPGRADE_NODES": d}); err != nil {
-			t.Fatal(err)
-		}
+		setClusterLatencies(t, cluster, map[string]time.Duration{"UPGRADE_NODES": d})
 	}
-	t.Cleanup(func() { setLatency(200 * time.Millisecond) })
 	config := testAccSliceConfig(cluster, `
 resource "raytpu_slice" "test" {
   cluster           = raytpu_cluster.test.id
