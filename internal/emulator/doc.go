@@ -440,14 +440,14 @@
 // # Control
 //
 // Controller (implemented by *Emulator in-process and by *Client over HTTP) resets the emulator,
-// sets latencies, zone capacity and project quota, creates reservations, scales autoscaled and
-// queued node pools as the cluster autoscaler would, injects request faults and operation faults,
-// fails hosts, creates resource policies, hands out the DNS endpoint CA, and reads the request log,
-// the per-method counters and how long each Ray Operator add-on took to serve its CRDs. Its HTTP
-// form, under /emulator/v1/ with the same bearer token: POST reset, PUT latencies, POST capacity,
-// POST quota, POST reservations, POST poolScales, POST and DELETE faults, POST operationFaults,
-// POST hostFailures, POST resourcePolicies, GET dnsEndpointCA, GET requests, GET counters, GET
-// rayCRDInstalls.
+// sets latencies (of every cluster, or of one), zone capacity and project quota, creates
+// reservations, scales autoscaled and queued node pools as the cluster autoscaler would, injects
+// request faults and operation faults, fails hosts, creates resource policies, hands out the DNS
+// endpoint CA, and reads the request log, the per-method counters and how long each Ray Operator
+// add-on took to serve its CRDs. Its HTTP form, under /emulator/v1/ with the same bearer token:
+// POST reset, PUT latencies, PUT clusterLatencies, POST capacity, POST quota, POST reservations,
+// POST poolScales, POST and DELETE faults, POST operationFaults, POST hostFailures, POST
+// resourcePolicies, GET dnsEndpointCA, GET requests, GET counters, GET rayCRDInstalls.
 //
 // # Capacity
 //
