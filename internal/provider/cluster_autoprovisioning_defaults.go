@@ -31,50 +31,20 @@ func expandAutoProvisioningDefaults(ctx context.Context, m autoProvisioningModel
 	return d
 }
 
-// monitoringWriteScope is the scope GKE adds to auto-provisioning's scopes "if the default service
-// account would not otherwise have it ... regardless of what the user provided"
-// (terraform-provider-google, containerClusterAddedScopesSuppress).
-const monitoringWriteScope = "https://www.googleapis.com/auth/monitoring.write"
-
-// flattenAutoProvisioningScopes is the scopes GKE reports, or prior's when they are those plus the
-// scope GKE adds itself, so that its addition shows no diff.
+// flattenAutoProvisioningScopes is the scopes GKE reports, or prior's when they mean the same
+// (keepScopes: in any order, with the monitoring scope GKE adds), so that GKE's addition shows no
+// diff.
 func flattenAutoProvisioningScopes(ctx context.Context, reported []string, prior types.Object, diags *diag.Diagnostics) types.List {
 	if len(reported) == 0 {
 		return types.ListNull(types.StringType)
 	}
+	written := types.ListNull(types.StringType)
 	if !prior.IsNull() && !prior.IsUnknown() {
-		if written, ok := prior.Attributes()["oauth_scopes"].(types.List); ok && !written.IsNull() && !written.IsUnknown() {
-			var scopes []string
-			diags.Append(written.ElementsAs(ctx, &scopes, false)...)
-			if sameSet(append(scopes, monitoringWriteScope), reported) || sameSet(scopes, reported) {
-				return written
-			}
+		if l, ok := prior.Attributes()["oauth_scopes"].(types.List); ok {
+			written = l
 		}
 	}
-	l, d := types.ListValueFrom(ctx, types.StringType, reported)
-	diags.Append(d...)
-	return l
-}
-
-// sameSet reports whether a and b hold the same strings, in any order and number.
-func sameSet(a, b []string) bool {
-	in := func(xs []string) map[string]bool {
-		m := map[string]bool{}
-		for _, x := range xs {
-			m[x] = true
-		}
-		return m
-	}
-	ma, mb := in(a), in(b)
-	if len(ma) != len(mb) {
-		return false
-	}
-	for x := range ma {
-		if !mb[x] {
-			return false
-		}
-	}
-	return true
+	return keepScopes(ctx, written, reported, diags)
 }
 
 // mergeAutoProvisioning is the cluster's autoscaling configuration current with what
