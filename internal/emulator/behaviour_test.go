@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
@@ -30,7 +31,7 @@ func TestUnauthenticated(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var body errorBody
+			var body apierr.Body
 			_ = json.NewDecoder(resp.Body).Decode(&body)
 			resp.Body.Close()
 			if resp.StatusCode != 401 || body.Error.Status != "UNAUTHENTICATED" || body.Error.Code != 401 {

@@ -7,6 +7,9 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/grpc/codes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // Where a TPU node pool's chips come from (capacitySource): a reservation it consumes, or one kind
@@ -33,7 +36,7 @@ func parseCapacitySource(s string) capacitySource {
 }
 
 // poolKind is the kind of capacity a pool asks for when it consumes no reservation.
-func poolKind(p *nodePool) string {
+func poolKind(p *rules.NodePool) string {
 	cfg := p.PB.GetConfig()
 	switch {
 	case cfg.GetSpot():
@@ -45,7 +48,7 @@ func poolKind(p *nodePool) string {
 }
 
 // usedLocked is what the pools holding chips of source in zone z hold, p's own chips excepted.
-func (e *Emulator) usedLocked(p *nodePool, z string, source capacitySource) int {
+func (e *Emulator) usedLocked(p *rules.NodePool, z string, source capacitySource) int {
 	used := 0
 	for _, oc := range e.st.clusters {
 		for _, op := range oc.Pools {
@@ -66,7 +69,7 @@ func (e *Emulator) usedLocked(p *nodePool, z string, source capacitySource) int 
 // reservation with room that does not require to be named, else from its kind; NO_RESERVATION from
 // its kind. A zone without room is a GCE_STOCKOUT. Chips the pool already holds count as free for
 // it.
-func (e *Emulator) checkCapacityLocked(c *cluster, p *nodePool, count int) *apiError {
+func (e *Emulator) checkCapacityLocked(c *cluster, p *rules.NodePool, count int) *apierr.Error {
 	if p.Generation == "" {
 		return nil
 	}
@@ -85,7 +88,7 @@ func (e *Emulator) checkCapacityLocked(c *cluster, p *nodePool, count int) *apiE
 				// xpk's test quotes GKE for a reservation without room: "the nodes ... cannot be
 				// created now due to lack of capacity in your reservation" (AI-Hypercomputer/xpk
 				// src/xpk/core/nodepool_test.py); a stockout for whoever falls back elsewhere.
-				return &apiError{
+				return &apierr.Error{
 					HTTPStatus: 429, Code: codes.ResourceExhausted, Reason: containerpb.StatusCondition_GCE_STOCKOUT.String(),
 					Message: fmt.Sprintf("TPU: the nodes of node pool %q cannot be created now due to lack of capacity in your "+
 						"reservation %s (%d chips needed, %d of %d free).", p.PB.Name, reservationKey(r.Project, r.Zone, r.Name), need, max(free, 0), r.Chips),
@@ -106,7 +109,7 @@ func (e *Emulator) checkCapacityLocked(c *cluster, p *nodePool, count int) *apiE
 				if source.kind != CapacityOnDemand {
 					kind = source.kind + " "
 				}
-				return &apiError{
+				return &apierr.Error{
 					HTTPStatus: 429, Code: codes.ResourceExhausted, Reason: containerpb.StatusCondition_GCE_STOCKOUT.String(),
 					Message: fmt.Sprintf("Google Compute Engine: The zone 'projects/%s/zones/%s' does not have enough resources "+
 						"available to fulfill the request. Try a different zone, or try again later. (node pool %q needs %d %s%s "+
@@ -120,15 +123,15 @@ func (e *Emulator) checkCapacityLocked(c *cluster, p *nodePool, count int) *apiE
 }
 
 // namedReservation is the reservation a SPECIFIC_RESERVATION affinity names, in zone z.
-func (e *Emulator) namedReservation(c *cluster, p *nodePool, z string, a *containerpb.ReservationAffinity) (Reservation, *apiError) {
+func (e *Emulator) namedReservation(c *cluster, p *rules.NodePool, z string, a *containerpb.ReservationAffinity) (Reservation, *apierr.Error) {
 	if a.GetKey() != reservationNameKey || len(a.GetValues()) != 1 {
-		return Reservation{}, errInvalid("Node pool %q: a SPECIFIC_RESERVATION affinity needs key %q and one value, the reservation's name.",
+		return Reservation{}, apierr.Invalid("Node pool %q: a SPECIFIC_RESERVATION affinity needs key %q and one value, the reservation's name.",
 			p.PB.Name, reservationNameKey)
 	}
 	project, name, block := c.Project, a.GetValues()[0], ""
 	if rest, ok := strings.CutPrefix(name, "projects/"); ok {
 		if project, name, ok = strings.Cut(rest, "/reservations/"); !ok {
-			return Reservation{}, errInvalid("Node pool %q: reservation %q: write it as NAME or projects/PROJECT/reservations/NAME.", p.PB.Name, a.GetValues()[0])
+			return Reservation{}, apierr.Invalid("Node pool %q: reservation %q: write it as NAME or projects/PROJECT/reservations/NAME.", p.PB.Name, a.GetValues()[0])
 		}
 	}
 	name, block, _ = strings.Cut(name, "/reservationBlocks/")
@@ -140,11 +143,11 @@ func (e *Emulator) namedReservation(c *cluster, p *nodePool, z string, a *contai
 	// requested resources." (xpk src/xpk/core/nodepool_test.py).
 	switch {
 	case !ok:
-		return Reservation{}, newError(codes.NotFound, "Reservation %q was not found in project %q, zone %q.", name, project, z)
+		return Reservation{}, apierr.New(codes.NotFound, "Reservation %q was not found in project %q, zone %q.", name, project, z)
 	case r.Generation != p.Generation:
-		return Reservation{}, errInvalid("Reservation '%s' is incorrect for the requested resources.", reservationKey(project, z, name))
+		return Reservation{}, apierr.Invalid("Reservation '%s' is incorrect for the requested resources.", reservationKey(project, z, name))
 	case block != "" && !contains(r.Blocks, block):
-		return Reservation{}, newError(codes.NotFound, "Reservation block %q of reservation %q was not found.", block, name)
+		return Reservation{}, apierr.New(codes.NotFound, "Reservation block %q of reservation %q was not found.", block, name)
 	}
 	return r, nil
 }
@@ -152,7 +155,7 @@ func (e *Emulator) namedReservation(c *cluster, p *nodePool, z string, a *contai
 // anyReservationLocked is a reservation of project that ANY_RESERVATION consumes for need chips of
 // p in z. Another project's reservation is consumed only by name: the emulator does not model the
 // projects a reservation is shared with.
-func (e *Emulator) anyReservationLocked(project string, p *nodePool, z string, need int) (Reservation, bool) {
+func (e *Emulator) anyReservationLocked(project string, p *rules.NodePool, z string, need int) (Reservation, bool) {
 	e.ctl.mu.Lock()
 	var candidates []Reservation
 	for _, r := range e.ctl.reservations {
@@ -180,11 +183,11 @@ func reservationKey(project, zone, name string) string {
 
 // checkQuotaLocked refuses, with RESOURCE_EXHAUSTED, pools that would take a project over its TPU
 // chip quota for a generation. Pools in ERROR hold no chips.
-func (e *Emulator) checkQuotaLocked(project string, pools []*nodePool) *apiError {
+func (e *Emulator) checkQuotaLocked(project string, pools []*rules.NodePool) *apierr.Error {
 	want := map[string]int{}
 	for _, p := range pools {
 		if p.Generation != "" {
-			want[p.Generation] += p.chips()
+			want[p.Generation] += p.Chips()
 		}
 	}
 	for gen, n := range want {
@@ -199,12 +202,12 @@ func (e *Emulator) checkQuotaLocked(project string, pools []*nodePool) *apiError
 			}
 			for _, p := range c.Pools {
 				if p.Generation == gen && p.PB.Status != containerpb.NodePool_ERROR {
-					used += p.chips()
+					used += p.Chips()
 				}
 			}
 		}
 		if used+n > limit {
-			return &apiError{
+			return &apierr.Error{
 				HTTPStatus: 429, Code: codes.ResourceExhausted, Reason: containerpb.StatusCondition_GCE_QUOTA_EXCEEDED.String(),
 				Message: fmt.Sprintf("Insufficient quota to satisfy the request: Quota '%s' exceeded. Limit: %d in project %s "+
 					"(in use: %d, requested: %d).", quotaName(gen), limit, project, used, n),
@@ -221,4 +224,8 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+func quotaName(gen string) string {
+	return fmt.Sprintf("TPU_%s_CHIPS", strings.ToUpper(gen))
 }

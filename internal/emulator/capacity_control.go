@@ -3,11 +3,10 @@ package emulator
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // PoolScale asks the emulator to do what GKE's cluster autoscaler does for an autoscaled node pool,
@@ -25,7 +24,7 @@ func (e *Emulator) CreateReservation(_ context.Context, r Reservation) error {
 	if err != nil {
 		return err
 	}
-	if r.Project == "" || r.Name == "" || !isZone(r.Zone) || r.Chips < 0 {
+	if r.Project == "" || r.Name == "" || !rules.IsZone(r.Zone) || r.Chips < 0 {
 		return fmt.Errorf("a reservation needs a project, a name, a zone (like us-central2-b) and chips >= 0: %+v", r)
 	}
 	r.Generation = g.Name
@@ -42,7 +41,7 @@ func (e *Emulator) CreateReservation(_ context.Context, r Reservation) error {
 func (e *Emulator) ScalePool(ctx context.Context, s PoolScale) error {
 	e.mu.Lock()
 	c := e.st.clusters[s.Cluster]
-	var p *nodePool
+	var p *rules.NodePool
 	if c != nil {
 		p = c.pool(s.NodePool)
 	}
@@ -53,9 +52,9 @@ func (e *Emulator) ScalePool(ctx context.Context, s PoolScale) error {
 	case !p.PB.GetAutoscaling().GetEnabled() && !p.PB.GetQueuedProvisioning().GetEnabled():
 		e.mu.Unlock()
 		return fmt.Errorf("node pool %s neither autoscales nor queues: the autoscaler does not scale it", s.NodePool)
-	case p.MultiHost && s.Nodes != 0 && s.Nodes != p.sliceHosts():
+	case p.MultiHost && s.Nodes != 0 && s.Nodes != p.SliceHosts():
 		e.mu.Unlock()
-		return fmt.Errorf("node pool %s is a multi-host slice of %d hosts: it scales to 0 or %d, not %d", s.NodePool, p.sliceHosts(), p.sliceHosts(), s.Nodes)
+		return fmt.Errorf("node pool %s is a multi-host slice of %d hosts: it scales to 0 or %d, not %d", s.NodePool, p.SliceHosts(), p.SliceHosts(), s.Nodes)
 	case p.PB.Status != containerpb.NodePool_RUNNING && p.PB.Status != containerpb.NodePool_RUNNING_WITH_ERROR:
 		e.mu.Unlock()
 		return fmt.Errorf("node pool %s is %s", s.NodePool, p.PB.Status)
@@ -65,23 +64,9 @@ func (e *Emulator) ScalePool(ctx context.Context, s PoolScale) error {
 		return fmt.Errorf("%s", err.Message)
 	}
 	p.NodeCount, p.Reserved = s.Nodes, s.Nodes > 0
-	p.FailedHosts = keepBelow(p.FailedHosts, p.totalNodes())
+	p.FailedHosts = keepBelow(p.FailedHosts, p.TotalNodes())
 	spec := nodesSpecLocked(c, p)
 	e.persistLocked()
 	e.mu.Unlock()
 	return e.syncPoolNodes(ctx, c, spec)
-}
-
-// sliceHosts is the number of hosts of a TPU pool's slice: its topology's chips over the chips of
-// one VM.
-func (p *nodePool) sliceHosts() int {
-	chips := 1
-	for _, d := range strings.Split(p.Topology, "x") {
-		n, err := strconv.Atoi(d)
-		if err != nil || p.ChipsPerNode == 0 {
-			return 0
-		}
-		chips *= n
-	}
-	return max(chips/p.ChipsPerNode, 1)
 }

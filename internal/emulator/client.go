@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
 )
 
 // Client drives the control API of an emulator running elsewhere (e.g. the standalone
@@ -52,7 +54,7 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any) err
 		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		var eb errorBody
+		var eb apierr.Body
 		if json.Unmarshal(data, &eb) == nil && eb.Error.Message != "" {
 			return fmt.Errorf("emulator control %s %s: %s", method, path, eb.Error.Message)
 		}

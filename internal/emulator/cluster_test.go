@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
@@ -28,7 +29,7 @@ func TestSharedClusterWithRayAddon(t *testing.T) {
 	if cl.Status != containerpb.Cluster_RUNNING || !strings.HasPrefix(cl.Endpoint, "127.0.0.1:") {
 		t.Fatalf("cluster status %s endpoint %q", cl.Status, cl.Endpoint)
 	}
-	if cl.CurrentMasterVersion != defaultVersion || cl.Location != testZone || len(cl.NodePools) == 0 || cl.NodePools[0].Name != "system" {
+	if cl.CurrentMasterVersion != rules.DefaultVersion || cl.Location != testZone || len(cl.NodePools) == 0 || cl.NodePools[0].Name != "system" {
 		t.Fatalf("cluster: version %s location %s pools %d", cl.CurrentMasterVersion, cl.Location, len(cl.NodePools))
 	}
 	if !cl.GetAddonsConfig().GetRayOperatorConfig().GetEnabled() {

@@ -12,6 +12,9 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // cloneMsg deep-copies a message; the state never shares messages with requests or responses.
@@ -37,7 +40,7 @@ func (e *Emulator) listClusters(n resourceName) *containerpb.ListClustersRespons
 }
 
 // lookupClusterLocked finds the cluster a request names.
-func (e *Emulator) lookupClusterLocked(n resourceName) (*cluster, *apiError) {
+func (e *Emulator) lookupClusterLocked(n resourceName) (*cluster, *apierr.Error) {
 	c := e.st.clusters[n.clusterKey()]
 	if c == nil {
 		return nil, errClusterNotFound(n)
@@ -45,7 +48,7 @@ func (e *Emulator) lookupClusterLocked(n resourceName) (*cluster, *apiError) {
 	return c, nil
 }
 
-func (e *Emulator) getCluster(n resourceName) (*containerpb.Cluster, *apiError) {
+func (e *Emulator) getCluster(n resourceName) (*containerpb.Cluster, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, err := e.lookupClusterLocked(n)
@@ -57,36 +60,36 @@ func (e *Emulator) getCluster(n resourceName) (*containerpb.Cluster, *apiError) 
 
 // defaultNodeLocations: a zonal cluster's nodes live in its zone, a regional one's in three zones.
 func defaultNodeLocations(location string) []string {
-	if isZone(location) {
+	if rules.IsZone(location) {
 		return []string{location}
 	}
 	return []string{location + "-a", location + "-b", location + "-c"}
 }
 
-func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Operation, *apierr.Error) {
 	var req containerpb.CreateClusterRequest
 	if err := decodeBody(body, &req); err != nil {
 		return nil, err
 	}
-	if err := validateLocation(n.Location); err != nil {
+	if err := rules.ValidateLocation(n.Location); err != nil {
 		return nil, err
 	}
 	if req.Cluster == nil {
-		return nil, errInvalid("Cluster is required.")
+		return nil, apierr.Invalid("Cluster is required.")
 	}
 	pb := cloneCluster(req.Cluster)
-	if err := validateName("cluster.name", pb.Name); err != nil {
+	if err := rules.ValidateName("cluster.name", pb.Name); err != nil {
 		return nil, err
 	}
 	n.Cluster = pb.Name
-	if err := validateResourceLabels("cluster.resource_labels", pb.ResourceLabels); err != nil {
+	if err := rules.ValidateResourceLabels("cluster.resource_labels", pb.ResourceLabels); err != nil {
 		return nil, err
 	}
-	version, verr := resolveMasterVersion(pb.InitialClusterVersion, pb.GetReleaseChannel().GetChannel())
+	version, verr := rules.ResolveMasterVersion(pb.InitialClusterVersion, pb.GetReleaseChannel().GetChannel())
 	if verr != nil {
 		return nil, verr
 	}
-	if err := checkRayVersion(pb.AddonsConfig, version); err != nil {
+	if err := rules.CheckRayVersion(pb.AddonsConfig, version); err != nil {
 		return nil, err
 	}
 	if err := validateClusterAutoscaling(pb.Autoscaling); err != nil {
@@ -99,8 +102,8 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 		pb.Locations = defaultNodeLocations(n.Location)
 	}
 	for _, z := range pb.Locations {
-		if !isZone(z) || zoneRegion(z) != zoneRegion(n.Location) {
-			return nil, errInvalid("Cluster location %q is not a zone of region %q.", z, zoneRegion(n.Location))
+		if !rules.IsZone(z) || rules.ZoneRegion(z) != rules.ZoneRegion(n.Location) {
+			return nil, apierr.Invalid("Cluster location %q is not a zone of region %q.", z, rules.ZoneRegion(n.Location))
 		}
 	}
 	// A cluster without node pools gets "default-pool" from initialNodeCount and nodeConfig.
@@ -109,25 +112,25 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 	case len(reqPools) == 0 && pb.InitialNodeCount > 0: //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 		reqPools = []*containerpb.NodePool{{Name: "default-pool", Config: pb.NodeConfig, InitialNodeCount: pb.InitialNodeCount}} //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	case len(reqPools) == 0:
-		return nil, errInvalid("Cluster.initial_node_count must be greater than zero.")
+		return nil, apierr.Invalid("Cluster.initial_node_count must be greater than zero.")
 	case pb.InitialNodeCount > 0: //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
-		return nil, errInvalid("Cluster.initial_node_count and Cluster.node_pools are mutually exclusive.")
+		return nil, apierr.Invalid("Cluster.initial_node_count and Cluster.node_pools are mutually exclusive.")
 	}
 	e.mu.Lock()
 	policies := e.policyLookupLocked(n.Project, n.Location)
 	e.mu.Unlock()
-	cf := clusterFacts{location: n.Location, locations: pb.Locations, masterVersion: version, policies: policies, channel: createChannel(pb)}
-	var plans []*poolPlan
+	cf := rules.ClusterFacts{Location: n.Location, Locations: pb.Locations, MasterVersion: version, Policies: policies, Channel: rules.CreateChannel(pb)}
+	var plans []*rules.PoolPlan
 	seen := map[string]bool{}
 	for _, in := range reqPools {
-		plan, err := planNodePool(cf, in)
+		plan, err := rules.PlanNodePool(cf, in)
 		if err != nil {
 			return nil, err
 		}
-		if seen[plan.pool.PB.Name] {
-			return nil, errInvalid("Node pool names must be unique: %q appears twice.", plan.pool.PB.Name)
+		if seen[plan.Pool.PB.Name] {
+			return nil, apierr.Invalid("Node pool names must be unique: %q appears twice.", plan.Pool.PB.Name)
 		}
-		seen[plan.pool.PB.Name] = true
+		seen[plan.Pool.PB.Name] = true
 		plans = append(plans, plan)
 	}
 
@@ -140,9 +143,9 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 	pb.CurrentNodeVersion = version //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	pb.Status = containerpb.Cluster_PROVISIONING
 	pb.CreateTime = now.Format(time.RFC3339)
-	pb.Id = randomHex(16)
-	pb.Etag = randomHex(8)
-	pb.LabelFingerprint = randomHex(4)
+	pb.Id = rules.RandomHex(16)
+	pb.Etag = rules.RandomHex(8)
+	pb.LabelFingerprint = rules.RandomHex(4)
 	pb.SelfLink = e.endpoint + "/v1/" + n.clusterKey()
 	if pb.Network == "" {
 		pb.Network = "default"
@@ -160,18 +163,18 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 		pb.ClusterIpv4Cidr = "10.4.0.0/14"
 	}
 	pb.ServicesIpv4Cidr = "10.0.0.0/24"
-	pb.ReleaseChannel = &containerpb.ReleaseChannel{Channel: createChannel(pb)}
-	pb.Autoscaling = reportedClusterAutoscaling(pb.Autoscaling)
+	pb.ReleaseChannel = &containerpb.ReleaseChannel{Channel: rules.CreateChannel(pb)}
+	pb.Autoscaling = rules.ReportedClusterAutoscaling(pb.Autoscaling)
 	if pb.AddonsConfig == nil {
 		pb.AddonsConfig = &containerpb.AddonsConfig{}
 	}
 	pb.MasterAuth = &containerpb.MasterAuth{}
 	var poolPBs []*containerpb.NodePool
 	for _, p := range plans {
-		poolPBs = append(poolPBs, p.pool.PB)
+		poolPBs = append(poolPBs, p.Pool.PB)
 	}
-	fillClusterDefaults(pb, n.Project, poolPBs)
-	if err := admitMaintenancePolicy(pb, now); err != nil {
+	rules.FillClusterDefaults(pb, n.Project, poolPBs)
+	if err := rules.AdmitMaintenancePolicy(pb, now); err != nil {
 		return nil, err
 	}
 	refreshEndpoints(pb, 0)
@@ -184,8 +187,8 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 	c := &cluster{Key: n.clusterKey(), Project: n.Project, Location: n.Location, UID: pb.Id, PB: pb}
 	c.dir = filepath.Join(e.workDir, "clusters", c.UID)
 	for _, p := range plans {
-		p.pool.PB.SelfLink = pb.SelfLink + "/nodePools/" + p.pool.PB.Name
-		c.Pools = append(c.Pools, p.pool)
+		p.Pool.PB.SelfLink = pb.SelfLink + "/nodePools/" + p.Pool.PB.Name
+		c.Pools = append(c.Pools, p.Pool)
 	}
 	if err := e.checkQuotaLocked(c.Project, c.Pools); err != nil {
 		return nil, err
@@ -197,13 +200,13 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 	e.st.clusters[c.Key] = c
 	e.persistLocked()
 	return e.startOperation(op, opWork{
-		run: func(ctx context.Context) *apiError {
+		run: func(ctx context.Context) *apierr.Error {
 			if err := e.startClusterAPI(ctx, c); err != nil {
-				return newError(codes.Internal, "Failed to start the cluster control plane: %v", err)
+				return apierr.New(codes.Internal, "Failed to start the cluster control plane: %v", err)
 			}
 			return e.provisionPools(ctx, c, c.Pools)
 		},
-		finish: func(err *apiError) {
+		finish: func(err *apierr.Error) {
 			c.PB.Status = containerpb.Cluster_RUNNING
 			poolStatus := containerpb.NodePool_RUNNING
 			if err != nil {
@@ -297,7 +300,7 @@ func (e *Emulator) removeClusterDir(c *cluster) {
 	}
 }
 
-func (e *Emulator) deleteCluster(n resourceName) (*containerpb.Operation, *apiError) {
+func (e *Emulator) deleteCluster(n resourceName) (*containerpb.Operation, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, err := e.lookupClusterLocked(n)
@@ -314,11 +317,11 @@ func (e *Emulator) deleteCluster(n resourceName) (*containerpb.Operation, *apiEr
 	}
 	e.persistLocked()
 	return e.startOperation(op, opWork{
-		run: func(ctx context.Context) *apiError {
+		run: func(ctx context.Context) *apierr.Error {
 			c.stopAPIServer()
 			return nil
 		},
-		finish: func(err *apiError) {
+		finish: func(err *apierr.Error) {
 			if err != nil {
 				c.PB.Status, c.PB.StatusMessage = containerpb.Cluster_ERROR, err.Message //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 				return
@@ -335,25 +338,25 @@ func (e *Emulator) deleteCluster(n resourceName) (*containerpb.Operation, *apiEr
 
 // applyClusterUpdate validates a ClusterUpdate and returns the function that applies it and the
 // operation type GKE reports for it. Fields the emulator does not model are accepted and ignored.
-func applyClusterUpdate(c *cluster, u *containerpb.ClusterUpdate) (func(), containerpb.Operation_Type, *apiError) {
+func applyClusterUpdate(c *cluster, u *containerpb.ClusterUpdate) (func(), containerpb.Operation_Type, *apierr.Error) {
 	if u == nil {
-		return nil, 0, errInvalid("Update is required.")
+		return nil, 0, apierr.Invalid("Update is required.")
 	}
 	typ := containerpb.Operation_UPDATE_CLUSTER
 	version := c.PB.CurrentMasterVersion
 	if u.DesiredMasterVersion != "" {
-		v, err := resolveMasterUpdate(u.DesiredMasterVersion, c.PB.GetReleaseChannel().GetChannel())
+		v, err := rules.ResolveMasterUpdate(u.DesiredMasterVersion, c.PB.GetReleaseChannel().GetChannel())
 		if err != nil {
 			return nil, 0, err
 		}
-		if versionLess(v, version) {
-			return nil, 0, errInvalid("Master version %q is older than the current master version %q; downgrades are not supported.", v, version)
+		if rules.VersionLess(v, version) {
+			return nil, 0, apierr.Invalid("Master version %q is older than the current master version %q; downgrades are not supported.", v, version)
 		}
 		version = v
 		typ = containerpb.Operation_UPGRADE_MASTER
 	}
 	if u.DesiredAddonsConfig != nil {
-		if err := checkRayVersion(u.DesiredAddonsConfig, version); err != nil {
+		if err := rules.CheckRayVersion(u.DesiredAddonsConfig, version); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -362,12 +365,12 @@ func applyClusterUpdate(c *cluster, u *containerpb.ClusterUpdate) (func(), conta
 		channel = cloneMsg(u.DesiredReleaseChannel)
 	}
 	for _, z := range u.DesiredLocations {
-		if !isZone(z) || zoneRegion(z) != zoneRegion(c.Location) {
-			return nil, 0, errInvalid("Cluster location %q is not a zone of region %q.", z, zoneRegion(c.Location))
+		if !rules.IsZone(z) || rules.ZoneRegion(z) != rules.ZoneRegion(c.Location) {
+			return nil, 0, apierr.Invalid("Cluster location %q is not a zone of region %q.", z, rules.ZoneRegion(c.Location))
 		}
 	}
 	if id := u.DesiredNodePoolId; id != "" && c.pool(id) == nil {
-		return nil, 0, errNotFound("Node pool %q not found.", id)
+		return nil, 0, apierr.NotFound("Node pool %q not found.", id)
 	}
 	addons := u.DesiredAddonsConfig
 	identity := u.DesiredWorkloadIdentityConfig
@@ -387,17 +390,17 @@ func applyClusterUpdate(c *cluster, u *containerpb.ClusterUpdate) (func(), conta
 	}, typ, nil
 }
 
-func (e *Emulator) updateCluster(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+func (e *Emulator) updateCluster(n resourceName, body []byte) (*containerpb.Operation, *apierr.Error) {
 	var req containerpb.UpdateClusterRequest
 	if err := decodeBody(body, &req); err != nil {
 		return nil, err
 	}
-	var run func(context.Context, *cluster) *apiError
+	var run func(context.Context, *cluster) *apierr.Error
 	if dns := req.GetUpdate().GetDesiredControlPlaneEndpointsConfig().GetDnsEndpointConfig(); dns != nil && dns.AllowExternalTraffic != nil {
 		allow := *dns.AllowExternalTraffic
-		run = func(ctx context.Context, c *cluster) *apiError { return e.setDNSAccess(ctx, c, allow) }
+		run = func(ctx context.Context, c *cluster) *apierr.Error { return e.setDNSAccess(ctx, c, allow) }
 	}
-	return e.reconcileClusterRun(n, func(c *cluster) (func(), containerpb.Operation_Type, *apiError) {
+	return e.reconcileClusterRun(n, func(c *cluster) (func(), containerpb.Operation_Type, *apierr.Error) {
 		if err := e.checkDesiredNodePoolAutoscaling(c, req.Update); err != nil {
 			return nil, 0, err
 		}
@@ -408,50 +411,50 @@ func (e *Emulator) updateCluster(n resourceName, body []byte) (*containerpb.Oper
 	}, run)
 }
 
-func (e *Emulator) setAddons(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+func (e *Emulator) setAddons(n resourceName, body []byte) (*containerpb.Operation, *apierr.Error) {
 	var req containerpb.SetAddonsConfigRequest
 	if err := decodeBody(body, &req); err != nil {
 		return nil, err
 	}
 	if req.AddonsConfig == nil {
-		return nil, errInvalid("Addons config is required.")
+		return nil, apierr.Invalid("Addons config is required.")
 	}
-	return e.reconcileCluster(n, func(c *cluster) (func(), containerpb.Operation_Type, *apiError) {
+	return e.reconcileCluster(n, func(c *cluster) (func(), containerpb.Operation_Type, *apierr.Error) {
 		return applyClusterUpdate(c, &containerpb.ClusterUpdate{DesiredAddonsConfig: req.AddonsConfig})
 	})
 }
 
 // setResourceLabels replaces a cluster's resource labels. As GKE, it refuses a request whose
 // label fingerprint is not the current one, so that concurrent writers do not overwrite each other.
-func (e *Emulator) setResourceLabels(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+func (e *Emulator) setResourceLabels(n resourceName, body []byte) (*containerpb.Operation, *apierr.Error) {
 	var req containerpb.SetLabelsRequest
 	if err := decodeBody(body, &req); err != nil {
 		return nil, err
 	}
-	if err := validateResourceLabels("resource_labels", req.ResourceLabels); err != nil {
+	if err := rules.ValidateResourceLabels("resource_labels", req.ResourceLabels); err != nil {
 		return nil, err
 	}
-	return e.reconcileCluster(n, func(c *cluster) (func(), containerpb.Operation_Type, *apiError) {
+	return e.reconcileCluster(n, func(c *cluster) (func(), containerpb.Operation_Type, *apierr.Error) {
 		if req.LabelFingerprint != c.PB.LabelFingerprint {
-			return nil, 0, newError(codes.FailedPrecondition,
+			return nil, 0, apierr.New(codes.FailedPrecondition,
 				"Labels could not be set due to fingerprint mismatch: expected %q, got %q.", c.PB.LabelFingerprint, req.LabelFingerprint)
 		}
 		return func() {
 			c.PB.ResourceLabels = req.ResourceLabels
-			c.PB.LabelFingerprint = randomHex(4)
+			c.PB.LabelFingerprint = rules.RandomHex(4)
 		}, containerpb.Operation_UPDATE_CLUSTER, nil
 	})
 }
 
 // reconcileCluster runs a cluster update: RECONCILING while the operation runs, the change
 // applied when it succeeds, and the Ray CRDs following the add-on.
-func (e *Emulator) reconcileCluster(n resourceName, plan func(*cluster) (func(), containerpb.Operation_Type, *apiError)) (*containerpb.Operation, *apiError) {
+func (e *Emulator) reconcileCluster(n resourceName, plan func(*cluster) (func(), containerpb.Operation_Type, *apierr.Error)) (*containerpb.Operation, *apierr.Error) {
 	return e.reconcileClusterRun(n, plan, nil)
 }
 
 // reconcileClusterRun is reconcileCluster with run, the operation's slow part (nil for none).
-func (e *Emulator) reconcileClusterRun(n resourceName, plan func(*cluster) (func(), containerpb.Operation_Type, *apiError),
-	run func(context.Context, *cluster) *apiError) (*containerpb.Operation, *apiError) {
+func (e *Emulator) reconcileClusterRun(n resourceName, plan func(*cluster) (func(), containerpb.Operation_Type, *apierr.Error),
+	run func(context.Context, *cluster) *apierr.Error) (*containerpb.Operation, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, err := e.lookupClusterLocked(n)
@@ -466,7 +469,7 @@ func (e *Emulator) reconcileClusterRun(n resourceName, plan func(*cluster) (func
 		return nil, err
 	}
 	if c.PB.Status != containerpb.Cluster_RUNNING {
-		return nil, newError(codes.FailedPrecondition, "Cluster %q is in state %s and cannot be updated.", c.PB.Name, c.PB.Status)
+		return nil, apierr.New(codes.FailedPrecondition, "Cluster %q is in state %s and cannot be updated.", c.PB.Name, c.PB.Status)
 	}
 	op, err := e.newOperationLocked(c, typ, c.Key, "")
 	if err != nil {
@@ -474,18 +477,18 @@ func (e *Emulator) reconcileClusterRun(n resourceName, plan func(*cluster) (func
 	}
 	c.PB.Status = containerpb.Cluster_RECONCILING
 	e.persistLocked()
-	w := opWork{finish: func(err *apiError) {
+	w := opWork{finish: func(err *apierr.Error) {
 		c.PB.Status = containerpb.Cluster_RUNNING
 		if err != nil {
 			return
 		}
 		apply()
 		refreshEndpoints(c.PB, c.APIPort)
-		c.PB.Etag = randomHex(8)
+		c.PB.Etag = rules.RandomHex(8)
 		e.scheduleRayLocked(c)
 	}}
 	if run != nil {
-		w.run = func(ctx context.Context) *apiError { return run(ctx, c) }
+		w.run = func(ctx context.Context) *apierr.Error { return run(ctx, c) }
 	}
 	return e.startOperation(op, w), nil
 }

@@ -15,6 +15,9 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	compute "google.golang.org/api/compute/v1"
 	"google.golang.org/grpc/codes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // computePrefix is where the emulator serves Compute Engine: the base path for
@@ -52,9 +55,9 @@ func (r computeRoute) parent() string {
 // google.golang.org/api/compute/v1: projects/{p}/zones/{z}/{instanceGroupManagers|machineTypes}[/{name}],
 // projects/{p}/regions/{r}/resourcePolicies[/{name}] and
 // projects/{p}/{zones|regions}/{z|r}/operations/{op}[/wait].
-func parseComputeRoute(method, path string) (computeRoute, *apiError) {
-	notFound := func() (computeRoute, *apiError) {
-		return computeRoute{}, errNotFound("The requested URL %s was not found on this server.", path)
+func parseComputeRoute(method, path string) (computeRoute, *apierr.Error) {
+	notFound := func() (computeRoute, *apierr.Error) {
+		return computeRoute{}, apierr.NotFound("The requested URL %s was not found on this server.", path)
 	}
 	rest, ok := strings.CutPrefix(path, computePrefix)
 	if !ok {
@@ -129,21 +132,21 @@ func (e *Emulator) serveCompute(w http.ResponseWriter, r *http.Request) {
 		rpc:      rt.method,
 		routeErr: rerr,
 		writeErr: writeComputeError,
-		run: func(ctx context.Context, body []byte) ([]byte, *apiError) {
+		run: func(ctx context.Context, body []byte) ([]byte, *apierr.Error) {
 			resp, aerr := e.dispatchCompute(ctx, rt, body)
 			if aerr != nil {
 				return nil, aerr
 			}
 			b, err := json.Marshal(resp)
 			if err != nil {
-				return nil, newError(codes.Internal, "encoding the response: %v", err)
+				return nil, apierr.New(codes.Internal, "encoding the response: %v", err)
 			}
 			return b, nil
 		},
 	})
 }
 
-func (e *Emulator) dispatchCompute(ctx context.Context, rt computeRoute, body []byte) (any, *apiError) {
+func (e *Emulator) dispatchCompute(ctx context.Context, rt computeRoute, body []byte) (any, *apierr.Error) {
 	switch rt.method {
 	case "compute.instanceGroupManagers.list":
 		return e.listInstanceGroupManagers(rt), nil
@@ -166,7 +169,7 @@ func (e *Emulator) dispatchCompute(ctx context.Context, rt computeRoute, body []
 	case "compute.zoneOperations.wait", "compute.regionOperations.wait":
 		return e.waitComputeOperation(ctx, rt)
 	}
-	return nil, newError(codes.Unimplemented, "%s is not implemented", rt.method)
+	return nil, apierr.New(codes.Unimplemented, "%s is not implemented", rt.method)
 }
 
 // computeURL is the URL of a Compute Engine resource at the emulator (Compute's selfLinks name
@@ -183,17 +186,17 @@ func stableID(s string) uint64 {
 	return binary.BigEndian.Uint64(sum[:8]) >> 1
 }
 
-func randomID() uint64 { return stableID(randomHex(16)) }
+func randomID() uint64 { return stableID(rules.RandomHex(16)) }
 
 // errComputeNotFound is Compute Engine's 404: "The resource 'projects/p/regions/r/resourcePolicies/x'
 // was not found".
-func errComputeNotFound(path string) *apiError {
-	return errNotFound("The resource '%s' was not found", path)
+func errComputeNotFound(path string) *apierr.Error {
+	return apierr.NotFound("The resource '%s' was not found", path)
 }
 
 // errComputeInvalid is Compute Engine's 400 for a bad field value, legacy reason "invalid".
-func errComputeInvalid(format string, args ...any) *apiError {
-	e := errInvalid(format, args...)
+func errComputeInvalid(format string, args ...any) *apierr.Error {
+	e := apierr.Invalid(format, args...)
 	e.LegacyReason = "invalid"
 	return e
 }
@@ -204,7 +207,7 @@ func errComputeInvalid(format string, args ...any) *apiError {
 // manager per zone, named after the pool's nodes (gke-<cluster>-<pool>-<hash>-grp, the names GKE
 // gives, e.g. .../zones/us-central1-a/instanceGroupManagers/gke-default-cluster-green-40bc61d2-grp
 // in terraform-provider-google #10366).
-func (e *Emulator) instanceGroupURLs(c *cluster, p *nodePool) []string {
+func (e *Emulator) instanceGroupURLs(c *cluster, p *rules.NodePool) []string {
 	var out []string
 	for _, z := range p.Zones {
 		out = append(out, e.computeURL(igmPath(c, p, z)))
@@ -212,18 +215,18 @@ func (e *Emulator) instanceGroupURLs(c *cluster, p *nodePool) []string {
 	return out
 }
 
-func igmName(c *cluster, p *nodePool) string {
+func igmName(c *cluster, p *rules.NodePool) string {
 	return nodeNamePrefix(c.PB.Name, p.PB.Name, p.UID) + "-grp"
 }
 
-func igmPath(c *cluster, p *nodePool, zone string) string {
+func igmPath(c *cluster, p *rules.NodePool, zone string) string {
 	return fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s", c.Project, zone, igmName(c, p))
 }
 
 // igmLocked is the instance group manager of pool p in zone: targetSize is the pool's nodes in
 // that zone; currentActions and status follow the pool (creating while it provisions, deleting
 // while it is deleted, stable when it runs).
-func (e *Emulator) igmLocked(c *cluster, p *nodePool, zone string) *compute.InstanceGroupManager {
+func (e *Emulator) igmLocked(c *cluster, p *rules.NodePool, zone string) *compute.InstanceGroupManager {
 	base := nodeNamePrefix(c.PB.Name, p.PB.Name, p.UID)
 	project := "projects/" + c.Project
 	template := e.computeURL(project + "/global/instanceTemplates/" + base)
@@ -276,7 +279,7 @@ func (e *Emulator) igmLocked(c *cluster, p *nodePool, zone string) *compute.Inst
 		ForceSendFields: []string{"TargetSize"},
 	}
 	if name := p.PB.GetPlacementPolicy().GetPolicyName(); name != "" {
-		if key, ok := policyKey(name, c.Project, zoneRegion(c.Location)); ok {
+		if key, ok := policyKey(name, c.Project, rules.ZoneRegion(c.Location)); ok {
 			igm.ResourcePolicies = &compute.InstanceGroupManagerResourcePolicies{WorkloadPolicy: e.computeURL(key)}
 		}
 	}
@@ -312,7 +315,7 @@ func (e *Emulator) listInstanceGroupManagers(rt computeRoute) *compute.InstanceG
 	}
 }
 
-func (e *Emulator) getInstanceGroupManager(rt computeRoute) (*compute.InstanceGroupManager, *apiError) {
+func (e *Emulator) getInstanceGroupManager(rt computeRoute) (*compute.InstanceGroupManager, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, igm := range e.igmsLocked(rt.project, rt.where) {
@@ -348,7 +351,7 @@ var acceleratorTopologyRE = regexp.MustCompile(`^[1-9][0-9]*x[1-9][0-9]*(x[1-9][
 // AUTO_CONNECT or PROVISION_ONLY (google.golang.org/api/compute/v1 ResourcePolicyWorkloadPolicy);
 // acceleratorTopology "only when ... HIGH_THROUGHPUT and cannot be set if max topology distance is
 // set" (terraform-provider-google website/docs/r/compute_resource_policy.html.markdown).
-func validateWorkloadPolicy(w *compute.ResourcePolicyWorkloadPolicy) *apiError {
+func validateWorkloadPolicy(w *compute.ResourcePolicyWorkloadPolicy) *apierr.Error {
 	if w == nil {
 		return nil
 	}
@@ -385,8 +388,8 @@ func validateWorkloadPolicy(w *compute.ResourcePolicyWorkloadPolicy) *apiError {
 }
 
 // newResourcePolicyLocked validates a policy for project/region and registers it (not Ready).
-func (e *Emulator) newResourcePolicyLocked(project, region string, in *compute.ResourcePolicy) (*resourcePolicy, *apiError) {
-	if err := validateLocation(region); err != nil || isZone(region) {
+func (e *Emulator) newResourcePolicyLocked(project, region string, in *compute.ResourcePolicy) (*resourcePolicy, *apierr.Error) {
+	if err := rules.ValidateLocation(region); err != nil || rules.IsZone(region) {
 		return nil, errComputeNotFound("projects/" + project + "/regions/" + region)
 	}
 	if !computeNameRE.MatchString(in.Name) {
@@ -397,7 +400,7 @@ func (e *Emulator) newResourcePolicyLocked(project, region string, in *compute.R
 	}
 	key := "projects/" + project + "/regions/" + region + "/resourcePolicies/" + in.Name
 	if e.st.policies[key] != nil {
-		return nil, newError(codes.AlreadyExists, "The resource '%s' already exists", key)
+		return nil, apierr.New(codes.AlreadyExists, "The resource '%s' already exists", key)
 	}
 	pb := &compute.ResourcePolicy{
 		Kind:                       "compute#resourcePolicy",
@@ -419,11 +422,11 @@ func (e *Emulator) newResourcePolicyLocked(project, region string, in *compute.R
 	return p, nil
 }
 
-func (e *Emulator) insertResourcePolicy(rt computeRoute, body []byte) (*compute.Operation, *apiError) {
+func (e *Emulator) insertResourcePolicy(rt computeRoute, body []byte) (*compute.Operation, *apierr.Error) {
 	var in compute.ResourcePolicy
 	if len(body) > 0 {
 		if err := json.Unmarshal(body, &in); err != nil {
-			return nil, errInvalid("Invalid JSON payload received. %v", err)
+			return nil, apierr.Invalid("Invalid JSON payload received. %v", err)
 		}
 	}
 	e.mu.Lock()
@@ -435,7 +438,7 @@ func (e *Emulator) insertResourcePolicy(rt computeRoute, body []byte) (*compute.
 	const method = "compute.resourcePolicies.insert"
 	op := e.newComputeOperationLocked(rt, "insert", p.PB.SelfLink, p.PB.Id, e.ctl.takeOperationFault(method, p.Key))
 	e.persistLocked()
-	return e.runComputeOperation(op, func(err *apiError) {
+	return e.runComputeOperation(op, func(err *apierr.Error) {
 		if err != nil {
 			delete(e.st.policies, p.Key)
 			return
@@ -452,7 +455,7 @@ func (e *Emulator) readyPolicyLocked(key string) *resourcePolicy {
 	return nil
 }
 
-func (e *Emulator) getResourcePolicy(rt computeRoute) (*compute.ResourcePolicy, *apiError) {
+func (e *Emulator) getResourcePolicy(rt computeRoute) (*compute.ResourcePolicy, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	key := rt.parent() + "/resourcePolicies/" + rt.name
@@ -496,7 +499,7 @@ func (e *Emulator) listResourcePolicies(rt computeRoute) *compute.ResourcePolicy
 // policyUserLocked names an instance group manager (of a GKE node pool) that uses the policy.
 func (e *Emulator) policyUserLocked(p *resourcePolicy) string {
 	for _, c := range e.st.allClusters() {
-		if c.Project != p.Project || zoneRegion(c.Location) != p.Region {
+		if c.Project != p.Project || rules.ZoneRegion(c.Location) != p.Region {
 			continue
 		}
 		for _, np := range c.Pools {
@@ -512,7 +515,7 @@ func (e *Emulator) policyUserLocked(p *resourcePolicy) string {
 // deleteResourcePolicy deletes a policy that no node pool uses. Compute Engine refuses to delete a
 // resource another one uses with 400 resourceInUseByAnotherResource ("The resource_policy resource
 // '...' is already being used by '...'").
-func (e *Emulator) deleteResourcePolicy(rt computeRoute) (*compute.Operation, *apiError) {
+func (e *Emulator) deleteResourcePolicy(rt computeRoute) (*compute.Operation, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	key := rt.parent() + "/resourcePolicies/" + rt.name
@@ -521,12 +524,12 @@ func (e *Emulator) deleteResourcePolicy(rt computeRoute) (*compute.Operation, *a
 		return nil, errComputeNotFound(key)
 	}
 	if p.Deleting {
-		err := newError(codes.FailedPrecondition, "The resource '%s' is not ready", key)
+		err := apierr.New(codes.FailedPrecondition, "The resource '%s' is not ready", key)
 		err.LegacyReason = "resourceNotReady"
 		return nil, err
 	}
 	if user := e.policyUserLocked(p); user != "" {
-		err := newError(codes.FailedPrecondition, "The resource_policy resource '%s' is already being used by '%s'", key, user)
+		err := apierr.New(codes.FailedPrecondition, "The resource_policy resource '%s' is already being used by '%s'", key, user)
 		err.LegacyReason = "resourceInUseByAnotherResource"
 		return nil, err
 	}
@@ -534,7 +537,7 @@ func (e *Emulator) deleteResourcePolicy(rt computeRoute) (*compute.Operation, *a
 	op := e.newComputeOperationLocked(rt, "delete", p.PB.SelfLink, p.PB.Id, e.ctl.takeOperationFault(method, p.Key))
 	p.Deleting = true
 	e.persistLocked()
-	return e.runComputeOperation(op, func(err *apiError) {
+	return e.runComputeOperation(op, func(err *apierr.Error) {
 		p.Deleting = false
 		if err == nil {
 			delete(e.st.policies, p.Key)
@@ -575,15 +578,15 @@ func policyKey(name, project, region string) (key string, ok bool) {
 type computeOperation struct {
 	Key  string
 	PB   *compute.Operation
-	fail *apiError
+	fail *apierr.Error
 	done chan struct{} // closed when the operation is DONE
 }
 
 // newComputeOperationLocked registers an operation on the resource at targetLink, PENDING.
-func (e *Emulator) newComputeOperationLocked(rt computeRoute, opType, targetLink string, targetID uint64, fail *apiError) *computeOperation {
+func (e *Emulator) newComputeOperationLocked(rt computeRoute, opType, targetLink string, targetID uint64, fail *apierr.Error) *computeOperation {
 	now := time.Now()
 	// Compute Engine names operations operation-<ms>-<13 hex>-<8 hex>-<8 hex>.
-	name := fmt.Sprintf("operation-%d-%s-%s-%s", now.UnixMilli(), randomHex(7)[:13], randomHex(4), randomHex(4))
+	name := fmt.Sprintf("operation-%d-%s-%s-%s", now.UnixMilli(), rules.RandomHex(7)[:13], rules.RandomHex(4), rules.RandomHex(4))
 	key := rt.parent() + "/operations/" + name
 	pb := &compute.Operation{
 		Kind:          "compute#operation",
@@ -612,7 +615,7 @@ func (e *Emulator) newComputeOperationLocked(rt computeRoute, opType, targetLink
 // runComputeOperation runs op in the background as Compute Engine reports it: PENDING, RUNNING
 // after a fifth of the default latency, DONE (progress 100, endTime) after it, with error.errors[]
 // when it failed; finish applies the outcome under e.mu.
-func (e *Emulator) runComputeOperation(op *computeOperation, finish func(err *apiError)) *compute.Operation {
+func (e *Emulator) runComputeOperation(op *computeOperation, finish func(err *apierr.Error)) *compute.Operation {
 	latency := e.ctl.latency("", "default")
 	snapshot := *op.PB
 	e.goBackground(func(ctx context.Context) {
@@ -636,14 +639,14 @@ func (e *Emulator) runComputeOperation(op *computeOperation, finish func(err *ap
 	return &snapshot
 }
 
-func (e *Emulator) finishComputeOperationLocked(op *computeOperation, err *apiError) {
+func (e *Emulator) finishComputeOperationLocked(op *computeOperation, err *apierr.Error) {
 	op.PB.Status = "DONE"
 	op.PB.Progress = 100
 	op.PB.EndTime = computeTime(time.Now())
 	if err != nil {
 		code := err.Reason
 		if code == "" {
-			code = statusName(err.Code)
+			code = apierr.StatusName(err.Code)
 		}
 		op.PB.Error = &compute.OperationError{Errors: []*compute.OperationErrorErrors{{Code: code, Message: err.Message}}}
 		op.PB.HttpErrorStatusCode = int64(err.HTTPStatus)
@@ -656,7 +659,7 @@ func (e *Emulator) finishComputeOperationLocked(op *computeOperation, err *apiEr
 	}
 }
 
-func (e *Emulator) lookupComputeOperationLocked(rt computeRoute) (*computeOperation, *apiError) {
+func (e *Emulator) lookupComputeOperationLocked(rt computeRoute) (*computeOperation, *apierr.Error) {
 	key := rt.parent() + "/operations/" + rt.name
 	op := e.st.computeOps[key]
 	if op == nil {
@@ -665,7 +668,7 @@ func (e *Emulator) lookupComputeOperationLocked(rt computeRoute) (*computeOperat
 	return op, nil
 }
 
-func (e *Emulator) getComputeOperation(rt computeRoute) (*compute.Operation, *apiError) {
+func (e *Emulator) getComputeOperation(rt computeRoute) (*compute.Operation, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	op, err := e.lookupComputeOperationLocked(rt)
@@ -681,7 +684,7 @@ func (e *Emulator) getComputeOperation(rt computeRoute) (*compute.Operation, *ap
 // and regionOperations.wait).
 const computeWaitLimit = 2 * time.Minute
 
-func (e *Emulator) waitComputeOperation(ctx context.Context, rt computeRoute) (*compute.Operation, *apiError) {
+func (e *Emulator) waitComputeOperation(ctx context.Context, rt computeRoute) (*compute.Operation, *apierr.Error) {
 	e.mu.Lock()
 	op, err := e.lookupComputeOperationLocked(rt)
 	e.mu.Unlock()

@@ -3,7 +3,9 @@ package emulator
 import (
 	compute "google.golang.org/api/compute/v1"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/machines"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // Compute Engine's machine types, every one of the emulator's table in every zone (INFERRED: where
@@ -20,16 +22,16 @@ func (e *Emulator) machineTypeView(rt computeRoute, m machines.MachineType) *com
 	}
 }
 
-func (e *Emulator) getMachineType(rt computeRoute) (*compute.MachineType, *apiError) {
+func (e *Emulator) getMachineType(rt computeRoute) (*compute.MachineType, *apierr.Error) {
 	m, ok := machines.Lookup(rt.name)
-	if !ok || !isZone(rt.where) {
+	if !ok || !rules.IsZone(rt.where) {
 		return nil, errComputeNotFound(rt.parent() + "/machineTypes/" + rt.name)
 	}
 	return e.machineTypeView(rt, m), nil
 }
 
-func (e *Emulator) listMachineTypes(rt computeRoute) (*compute.MachineTypeList, *apiError) {
-	if !isZone(rt.where) {
+func (e *Emulator) listMachineTypes(rt computeRoute) (*compute.MachineTypeList, *apierr.Error) {
+	if !rules.IsZone(rt.where) {
 		return nil, errComputeNotFound(rt.parent())
 	}
 	out := &compute.MachineTypeList{Kind: "compute#machineTypeList", Id: rt.parent() + "/machineTypes",

@@ -17,6 +17,8 @@ import (
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/option"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 const testRegion = "us-central2"
@@ -323,8 +325,8 @@ func TestWorkloadPoliciesEnforced(t *testing.T) {
 		!strings.HasSuffix(igm.ResourcePolicies.WorkloadPolicy, "/regions/"+testRegion+"/resourcePolicies/ironwood-2x2x2") {
 		t.Fatalf("the slice's manager: %+v %v", igm, err)
 	}
-	if _, err := planNodePool(clusterFacts{location: testZone, locations: []string{testZone}, masterVersion: gkeVersions[0],
-		policies: testEmu.lookupForTest(testProject)}, ironwood("p", "regions/"+testRegion+"/resourcePolicies/ironwood-2x2x2", "", 2)); err != nil {
+	if _, err := rules.PlanNodePool(rules.ClusterFacts{Location: testZone, Locations: []string{testZone}, MasterVersion: rules.GKEVersions[0],
+		Policies: testEmu.lookupForTest(testProject)}, ironwood("p", "regions/"+testRegion+"/resourcePolicies/ironwood-2x2x2", "", 2)); err != nil {
 		t.Fatalf("a partial URL: %v", err)
 	}
 
@@ -342,7 +344,7 @@ func TestWorkloadPoliciesEnforced(t *testing.T) {
 	}
 }
 
-func (e *Emulator) lookupForTest(project string) policyLookup {
+func (e *Emulator) lookupForTest(project string) rules.PolicyLookup {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.policyLookupLocked(project, testZone)

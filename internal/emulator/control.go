@@ -16,7 +16,9 @@ import (
 	compute "google.golang.org/api/compute/v1"
 	"google.golang.org/grpc/codes"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // controlPrefix is the path prefix of the control API (JSON, same bearer token as the GKE API).
@@ -234,14 +236,14 @@ type fault struct {
 	spec Fault
 	path *regexp.Regexp
 	left int // <0 unlimited
-	err  *apiError
+	err  *apierr.Error
 }
 
 type opFault struct {
 	spec   OperationFault
 	target *regexp.Regexp
 	left   int
-	err    *apiError
+	err    *apierr.Error
 }
 
 // capKey keys capacity (where a zone, typ the kind) and quota (where a project, typ empty).
@@ -371,7 +373,7 @@ func (c *controlState) matchFault(method, path, rpc string) *fault {
 	return nil
 }
 
-func (c *controlState) takeOperationFault(opType, target string) *apiError {
+func (c *controlState) takeOperationFault(opType, target string) *apierr.Error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, f := range c.opFaults {
@@ -387,18 +389,18 @@ func (c *controlState) takeOperationFault(opType, target string) *apiError {
 	return nil
 }
 
-func faultError(status string, httpStatus int, message, reason string, def codes.Code) (*apiError, error) {
+func faultError(status string, httpStatus int, message, reason string, def codes.Code) (*apierr.Error, error) {
 	code := def
 	if status != "" {
 		var ok bool
-		if code, ok = parseStatusName(status); !ok || code == codes.OK {
+		if code, ok = apierr.ParseStatusName(status); !ok || code == codes.OK {
 			return nil, fmt.Errorf("unknown status %q: use a google.rpc.Code name such as UNAVAILABLE", status)
 		}
 	}
 	if message == "" {
-		message = "Injected fault: " + statusName(code) + "."
+		message = "Injected fault: " + apierr.StatusName(code) + "."
 	}
-	e := newError(code, "%s", message)
+	e := apierr.New(code, "%s", message)
 	e.Reason = reason
 	if httpStatus != 0 {
 		e.HTTPStatus = httpStatus
@@ -502,7 +504,7 @@ func (e *Emulator) SetCapacity(ctx context.Context, c Capacity) error {
 	if err != nil {
 		return err
 	}
-	if !isZone(c.Zone) {
+	if !rules.IsZone(c.Zone) {
 		return fmt.Errorf("capacity is per zone (like us-central2-b), got %q", c.Zone)
 	}
 	typ := c.Type
@@ -672,7 +674,7 @@ func (e *Emulator) controlHandler() http.Handler {
 			}
 			out, err := f(r)
 			if err != nil {
-				writeError(w, errInvalid("%v", err))
+				writeError(w, apierr.Invalid("%v", err))
 				return
 			}
 			if out == nil {
@@ -737,7 +739,7 @@ func (e *Emulator) controlHandler() http.Handler {
 		return map[string]any{"installs": installs}, err
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, errNotFound("No control method %s %s.", r.Method, r.URL.Path))
+		writeError(w, apierr.NotFound("No control method %s %s.", r.Method, r.URL.Path))
 	})
 	return mux
 }

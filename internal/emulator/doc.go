@@ -1,4 +1,5 @@
 // Package emulator is a local GKE control plane for tests and the quickstart. It serves the
+
 // container v1 REST API closely enough that Google's Go clients (cloud.google.com/go/container/apiv1
 // with NewClusterManagerRESTClient, and google.golang.org/api/container/v1) cannot tell it from
 // GKE, and backs every cluster with a real kube-apiserver.
@@ -473,4 +474,15 @@
 // minute; JSON nanoseconds) or until the client gives up, then closes the connection. Only
 // mutating requests (not GET) match a lost-response fault; a client's retry of a lost create
 // meets 409 ALREADY_EXISTS.
+//
+// # Packages
+//
+// The emulator is split into packages of one concern each, imported one way:
+//   - apierr: the GKE API error (code, HTTP status, status name, legacy reason, JSON body).
+//   - rules: GKE's rules on their own, without locks, I/O or goroutines: versions, names and
+//     locations, node pool planning, labels, maintenance policies, release channels, capacity
+//     options, autoscaling, and what GKE adds to a cluster or node pool.
+//
+// The imports point emulator -> rules -> apierr, and rules -> gketpu, machines; no package
+// below imports emulator.
 package emulator

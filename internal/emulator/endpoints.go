@@ -16,6 +16,8 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
 )
 
 // How a cluster's control plane is reached, as GKE models it (containerpb
@@ -141,14 +143,14 @@ func (e *Emulator) sniFlag() string {
 // validateEndpoints refuses what the API docs call invalid: "It is invalid to specify both
 // PrivateClusterConfig.enablePrivateEndpoint and [IPEndpointsConfig.enable_public_endpoint] at the
 // same time" (containerpb IPEndpointsConfig.enable_public_endpoint), here when they contradict.
-func validateEndpoints(pb *containerpb.Cluster) *apiError {
+func validateEndpoints(pb *containerpb.Cluster) *apierr.Error {
 	ip := pb.GetControlPlaneEndpointsConfig().GetIpEndpointsConfig()
 	if pb.GetPrivateClusterConfig().GetEnablePrivateEndpoint() && ip.GetEnablePublicEndpoint() { //nolint:staticcheck // deprecated in the API, still sent by clients
-		return errInvalid("Cluster.private_cluster_config.enable_private_endpoint and " +
+		return apierr.Invalid("Cluster.private_cluster_config.enable_private_endpoint and " +
 			"Cluster.control_plane_endpoints_config.ip_endpoints_config.enable_public_endpoint cannot both be set.")
 	}
 	if ip != nil && ip.Enabled != nil && !*ip.Enabled && !dnsAccess(pb) {
-		return errInvalid("Cluster.control_plane_endpoints_config: disabling the IP endpoints requires the DNS endpoint to " +
+		return apierr.Invalid("Cluster.control_plane_endpoints_config: disabling the IP endpoints requires the DNS endpoint to " +
 			"allow external traffic, or the control plane is unreachable.")
 	}
 	return nil
@@ -251,7 +253,7 @@ func applyEndpointsUpdate(pb *containerpb.Cluster, u *containerpb.ClusterUpdate)
 
 // setDNSAccess restarts the cluster's kube-apiserver when the DNS endpoint's user traffic is
 // turned on or off, so that it serves (or stops serving) the DNS endpoint's certificate.
-func (e *Emulator) setDNSAccess(ctx context.Context, c *cluster, allow bool) *apiError {
+func (e *Emulator) setDNSAccess(ctx context.Context, c *cluster, allow bool) *apierr.Error {
 	c.apiMu.Lock()
 	same := c.api != nil && c.dnsSNI == allow
 	c.apiMu.Unlock()
@@ -260,7 +262,7 @@ func (e *Emulator) setDNSAccess(ctx context.Context, c *cluster, allow bool) *ap
 	}
 	c.stopAPIServer()
 	if err := e.startClusterAPIWith(ctx, c, allow); err != nil {
-		return newError(codes.Internal, "Restarting the control plane for the DNS endpoint change: %v", err)
+		return apierr.New(codes.Internal, "Restarting the control plane for the DNS endpoint change: %v", err)
 	}
 	return nil
 }

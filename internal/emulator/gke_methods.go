@@ -11,6 +11,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // The ClusterManager setters other than update, setAddons and setResourceLabels: each is a
@@ -21,7 +24,7 @@ import (
 // setClusterField serves SetLegacyAbac, SetLocations, SetLoggingService, SetMonitoringService,
 // UpdateMaster, SetMaintenancePolicy, SetMasterAuth, SetNetworkPolicy, StartIPRotation and
 // CompleteIPRotation.
-func (e *Emulator) setClusterField(rpc string, n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+func (e *Emulator) setClusterField(rpc string, n resourceName, body []byte) (*containerpb.Operation, *apierr.Error) {
 	var update *containerpb.ClusterUpdate
 	var set func(c *cluster)
 	switch rpc {
@@ -55,7 +58,7 @@ func (e *Emulator) setClusterField(rpc string, n resourceName, body []byte) (*co
 			return nil, err
 		}
 		if req.MasterVersion == "" {
-			return nil, errInvalid("Master version is required.")
+			return nil, apierr.Invalid("Master version is required.")
 		}
 		update = &containerpb.ClusterUpdate{DesiredMasterVersion: req.MasterVersion}
 	case "SetMaintenancePolicy":
@@ -80,9 +83,9 @@ func (e *Emulator) setClusterField(rpc string, n resourceName, body []byte) (*co
 	case "CompleteIPRotation":
 		set = func(*cluster) {}
 	default:
-		return nil, newError(codes.Unimplemented, "%s is not implemented", rpc)
+		return nil, apierr.New(codes.Unimplemented, "%s is not implemented", rpc)
 	}
-	return e.reconcileCluster(n, func(c *cluster) (func(), containerpb.Operation_Type, *apiError) {
+	return e.reconcileCluster(n, func(c *cluster) (func(), containerpb.Operation_Type, *apierr.Error) {
 		if update != nil {
 			return applyClusterUpdate(c, update)
 		}
@@ -94,9 +97,9 @@ func (e *Emulator) setClusterField(rpc string, n resourceName, body []byte) (*co
 // pools", Operation.Type docs), SetNodePoolManagement (SET_NODE_POOL_MANAGEMENT) and
 // RollbackNodePoolUpgrade (UPGRADE_NODES; the emulator's upgrades never fail half-way, so there is
 // nothing to roll back).
-func (e *Emulator) setNodePoolField(rpc string, n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+func (e *Emulator) setNodePoolField(rpc string, n resourceName, body []byte) (*containerpb.Operation, *apierr.Error) {
 	typ := containerpb.Operation_UPGRADE_NODES
-	var set func(p *nodePool)
+	var set func(p *rules.NodePool)
 	switch rpc {
 	case "SetNodePoolAutoscaling":
 		// Checked by the node pool rules (rules_autoscaling.go).
@@ -107,14 +110,14 @@ func (e *Emulator) setNodePoolField(rpc string, n resourceName, body []byte) (*c
 			return nil, err
 		}
 		if req.Management == nil {
-			return nil, errInvalid("Management is required.")
+			return nil, apierr.Invalid("Management is required.")
 		}
 		typ = containerpb.Operation_SET_NODE_POOL_MANAGEMENT
-		set = func(p *nodePool) { p.PB.Management = cloneMsg(req.Management) }
+		set = func(p *rules.NodePool) { p.PB.Management = cloneMsg(req.Management) }
 	case "RollbackNodePoolUpgrade":
-		set = func(*nodePool) {}
+		set = func(*rules.NodePool) {}
 	default:
-		return nil, newError(codes.Unimplemented, "%s is not implemented", rpc)
+		return nil, apierr.New(codes.Unimplemented, "%s is not implemented", rpc)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -127,8 +130,8 @@ func (e *Emulator) setNodePoolField(rpc string, n resourceName, body []byte) (*c
 	}
 	if rpc == "SetNodePoolManagement" {
 		check := cloneNodePool(p.PB)
-		set(&nodePool{PB: check})
-		if err := checkManagement(c.PB.GetReleaseChannel().GetChannel(), check); err != nil {
+		set(&rules.NodePool{PB: check})
+		if err := rules.CheckManagement(c.PB.GetReleaseChannel().GetChannel(), check); err != nil {
 			return nil, err
 		}
 	}
@@ -140,12 +143,12 @@ func (e *Emulator) setNodePoolField(rpc string, n resourceName, body []byte) (*c
 	p.PB.Status = containerpb.NodePool_RECONCILING
 	e.persistLocked()
 	return e.startOperation(op, opWork{
-		run: func(context.Context) *apiError { return nil },
-		finish: func(err *apiError) {
+		run: func(context.Context) *apierr.Error { return nil },
+		finish: func(err *apierr.Error) {
 			p.PB.Status = restoredStatus(prev, p)
 			if err == nil {
 				set(p)
-				p.PB.Etag = randomHex(8)
+				p.PB.Etag = rules.RandomHex(8)
 			}
 		},
 	}), nil
@@ -153,7 +156,7 @@ func (e *Emulator) setNodePoolField(rpc string, n resourceName, body []byte) (*c
 
 // completeNodePoolUpgrade answers CompleteNodePoolUpgrade: the emulator's upgrades have no
 // blue-green soak phase to cut short.
-func (e *Emulator) completeNodePoolUpgrade(n resourceName) (*emptypb.Empty, *apiError) {
+func (e *Emulator) completeNodePoolUpgrade(n resourceName) (*emptypb.Empty, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, _, err := e.lookupPoolLocked(n); err != nil {
@@ -205,7 +208,7 @@ func applyDesired(c *cluster, u *containerpb.ClusterUpdate) {
 		pb.NetworkConfig.EnableL4IlbSubsetting = v.Enabled
 	}
 	if v := u.DesiredClusterAutoscaling; v != nil {
-		pb.Autoscaling = reportedClusterAutoscaling(v)
+		pb.Autoscaling = rules.ReportedClusterAutoscaling(v)
 	}
 	if u.DesiredStackType != containerpb.StackType_STACK_TYPE_UNSPECIFIED {
 		if pb.IpAllocationPolicy == nil {
@@ -252,7 +255,7 @@ func copyValue(m protoreflect.Message, tf protoreflect.FieldDescriptor, v protor
 // read the cluster's endpoint and masterAuth.clusterCaCertificate anew ("Rotate your cluster
 // credentials", GKE docs). GKE serves the old IP until completeIpRotation; the emulator stops it at
 // once, which is what a client that kept the old one meets once the rotation completes.
-func (e *Emulator) startIPRotation(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+func (e *Emulator) startIPRotation(n resourceName, body []byte) (*containerpb.Operation, *apierr.Error) {
 	var req containerpb.StartIPRotationRequest
 	if err := decodeBody(body, &req); err != nil {
 		return nil, err
@@ -267,7 +270,7 @@ func (e *Emulator) startIPRotation(n resourceName, body []byte) (*containerpb.Op
 		return nil, err
 	}
 	if c.PB.Status != containerpb.Cluster_RUNNING {
-		return nil, newError(codes.FailedPrecondition, "Cluster %q is in state %s and cannot be updated.", c.PB.Name, c.PB.Status)
+		return nil, apierr.New(codes.FailedPrecondition, "Cluster %q is in state %s and cannot be updated.", c.PB.Name, c.PB.Status)
 	}
 	op, err := e.newOperationLocked(c, containerpb.Operation_UPDATE_CLUSTER, c.Key, "")
 	if err != nil {
@@ -276,7 +279,7 @@ func (e *Emulator) startIPRotation(n resourceName, body []byte) (*containerpb.Op
 	c.PB.Status = containerpb.Cluster_RECONCILING
 	e.persistLocked()
 	return e.startOperation(op, opWork{
-		run: func(ctx context.Context) *apiError {
+		run: func(ctx context.Context) *apierr.Error {
 			c.apiMu.Lock()
 			dns := c.dnsSNI
 			c.apiMu.Unlock()
@@ -287,17 +290,17 @@ func (e *Emulator) startIPRotation(n resourceName, body []byte) (*containerpb.Op
 			e.mu.Unlock()
 			if req.RotateCredentials {
 				if err := os.RemoveAll(filepath.Join(dir, "pki")); err != nil {
-					return newError(codes.Internal, "Rotating the cluster CA: %v", err)
+					return apierr.New(codes.Internal, "Rotating the cluster CA: %v", err)
 				}
 			}
 			if err := e.startClusterAPIWith(ctx, c, dns); err != nil {
-				return newError(codes.Internal, "Restarting the control plane on its new IP: %v", err)
+				return apierr.New(codes.Internal, "Restarting the control plane on its new IP: %v", err)
 			}
 			return nil
 		},
-		finish: func(*apiError) {
+		finish: func(*apierr.Error) {
 			c.PB.Status = containerpb.Cluster_RUNNING
-			c.PB.Etag = randomHex(8)
+			c.PB.Etag = rules.RandomHex(8)
 		},
 	}), nil
 }

@@ -7,6 +7,8 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	gcontainer "google.golang.org/api/container/v1"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 func TestParseLegacyRoutes(t *testing.T) {
@@ -94,7 +96,7 @@ func TestLegacyZonalPaths(t *testing.T) {
 	}
 
 	sc, err := zones.GetServerconfig(testProject, testZone).Do()
-	if err != nil || sc.DefaultClusterVersion != defaultVersion || len(sc.ValidMasterVersions) == 0 {
+	if err != nil || sc.DefaultClusterVersion != rules.DefaultVersion || len(sc.ValidMasterVersions) == 0 {
 		t.Fatalf("serverconfig: %+v %v", sc, err)
 	}
 	list, err := zones.Clusters.List(testProject, testZone).Do()

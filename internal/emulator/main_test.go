@@ -21,6 +21,8 @@ import (
 	"google.golang.org/api/option"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
 )
 
 // One emulator is shared by the package's tests (TestMain), with short latencies; tests that
@@ -228,7 +230,7 @@ func decodeGoogleError(t *testing.T, err error) googleError {
 	if !errors.As(err, &ge) {
 		t.Fatalf("not a Google API error: %T %v", err, err)
 	}
-	var body errorBody
+	var body apierr.Body
 	if jerr := json.Unmarshal([]byte(ge.Body), &body); jerr != nil {
 		t.Fatalf("error body %q: %v", ge.Body, jerr)
 	}

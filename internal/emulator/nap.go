@@ -12,8 +12,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/machines"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // Node auto-provisioning (NAP) for TPUs: a cluster whose Cluster.autoscaling enables node
@@ -74,14 +76,14 @@ const napMaxNodes = 1000
 func napMinVersion(generation, version string) (string, bool) {
 	switch generation {
 	case "v4", "v5e":
-		return "1.27.6", !versionLess(version, "1.27.6")
+		return "1.27.6", !rules.VersionLess(version, "1.27.6")
 	case "v5p":
-		if versionLess(version, "1.29") {
-			return "1.28.7-gke.1020000", !versionLess(version, "1.28.7-gke.1020000")
+		if rules.VersionLess(version, "1.29") {
+			return "1.28.7-gke.1020000", !rules.VersionLess(version, "1.28.7-gke.1020000")
 		}
-		return "1.29.2-gke.1035000", !versionLess(version, "1.29.2-gke.1035000")
+		return "1.29.2-gke.1035000", !rules.VersionLess(version, "1.29.2-gke.1035000")
 	case "v6e":
-		return "1.31.1-gke.1146000", !versionLess(version, "1.31.1-gke.1146000")
+		return "1.31.1-gke.1146000", !rules.VersionLess(version, "1.31.1-gke.1146000")
 	}
 	return "", true
 }
@@ -142,13 +144,13 @@ func napExceeded(limits, used, delta map[string]int64) []string {
 //   - "Resource_limit.maximum must be greater than 0." (google/caliban#65).
 //
 // A minimum above its maximum and a type given twice are refused in the emulator's words.
-func validateClusterAutoscaling(a *containerpb.ClusterAutoscaling) *apiError {
+func validateClusterAutoscaling(a *containerpb.ClusterAutoscaling) *apierr.Error {
 	if a == nil {
 		return nil
 	}
 	if !a.EnableNodeAutoprovisioning {
 		if len(a.ResourceLimits) > 0 {
-			return errInvalid("Resource limits are supported only with node autoprovisioning.")
+			return apierr.Invalid("Resource limits are supported only with node autoprovisioning.")
 		}
 		return nil
 	}
@@ -156,17 +158,17 @@ func validateClusterAutoscaling(a *containerpb.ClusterAutoscaling) *apiError {
 	for _, l := range a.ResourceLimits {
 		t := l.GetResourceType()
 		if t != "cpu" && t != "memory" && !strings.HasPrefix(t, "nvidia-") && !isTPUAccelerator(t) {
-			return errInvalid("Invalid resource: %s.", t)
+			return apierr.Invalid("Invalid resource: %s.", t)
 		}
 		if seen[t] {
-			return errInvalid("Resource limit for %s is given more than once.", t)
+			return apierr.Invalid("Resource limit for %s is given more than once.", t)
 		}
 		seen[t] = true
 		if l.Maximum <= 0 {
-			return errInvalid("Resource_limit.maximum must be greater than 0.")
+			return apierr.Invalid("Resource_limit.maximum must be greater than 0.")
 		}
 		if l.Minimum < 0 || l.Minimum > l.Maximum {
-			return errInvalid("Resource limit for %s: minimum %d must be between 0 and maximum %d.", t, l.Minimum, l.Maximum)
+			return apierr.Invalid("Resource limit for %s: minimum %d must be between 0 and maximum %d.", t, l.Minimum, l.Maximum)
 		}
 	}
 	var missing []string
@@ -176,7 +178,7 @@ func validateClusterAutoscaling(a *containerpb.ClusterAutoscaling) *apiError {
 		}
 	}
 	if len(missing) > 0 {
-		return errInvalid("Resource limits for %s must be specified when enabling node autoprovisioning.", strings.Join(missing, ", "))
+		return apierr.Invalid("Resource limits for %s must be specified when enabling node autoprovisioning.", strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -301,7 +303,7 @@ func (e *Emulator) napClusterSnapshot(c *cluster) (napCluster, bool) {
 		s.limits[l.ResourceType] = l.Maximum
 	}
 	for _, z := range a.GetAutoprovisioningLocations() {
-		if isZone(z) && zoneRegion(z) == zoneRegion(c.Location) {
+		if rules.IsZone(z) && rules.ZoneRegion(z) == rules.ZoneRegion(c.Location) {
 			s.zone = z
 			break
 		}
@@ -311,7 +313,7 @@ func (e *Emulator) napClusterSnapshot(c *cluster) (napCluster, bool) {
 	}
 	for _, p := range c.Pools {
 		np := napPool{name: p.PB.Name, status: p.PB.Status.String(), autoprovisioned: p.PB.GetAutoscaling().GetAutoprovisioned(),
-			accelerator: p.Accelerator, usage: napUsage(p.PB.GetConfig().GetMachineType(), p.Accelerator, p.ChipsPerNode, p.totalNodes())}
+			accelerator: p.Accelerator, usage: napUsage(p.PB.GetConfig().GetMachineType(), p.Accelerator, p.ChipsPerNode, p.TotalNodes())}
 		if m, ok := gketpu.LookupMachineType(p.PB.GetConfig().GetMachineType()); ok {
 			np.shape = p.Accelerator + "/" + p.Topology + "/" + m.Name
 		}

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 func limits(enabled bool, ls ...*containerpb.ResourceLimit) *containerpb.ClusterAutoscaling {
@@ -133,7 +135,7 @@ func TestNAPPoolNamesAndVersions(t *testing.T) {
 		}
 	}
 	name := napPoolName("ct6e-standard-4t")
-	if !regexp.MustCompile(`^nap-ct6e-standa-4t-[a-z0-9]{8}$`).MatchString(name) || validateName("name", name) != nil {
+	if !regexp.MustCompile(`^nap-ct6e-standa-4t-[a-z0-9]{8}$`).MatchString(name) || rules.ValidateName("name", name) != nil {
 		t.Errorf("pool name %q", name)
 	}
 	for _, tc := range []struct {

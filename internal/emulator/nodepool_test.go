@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
@@ -31,13 +32,13 @@ func TestValidTPUPoolsOfEveryGeneration(t *testing.T) {
 	cluster, c, kube, _ := sharedKube(t)
 	ctx := testCtx(t)
 	// The workload policy of tpu7x-multi, as GKE needs it.
-	if err := testEmu.CreateResourcePolicy(ctx, ResourcePolicy{Project: testProject, Region: zoneRegion(testZone),
+	if err := testEmu.CreateResourcePolicy(ctx, ResourcePolicy{Project: testProject, Region: rules.ZoneRegion(testZone),
 		Name: "ironwood-2x2x2", AcceleratorTopology: "2x2x2"}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		testEmu.mu.Lock()
-		delete(testEmu.st.policies, "projects/"+testProject+"/regions/"+zoneRegion(testZone)+"/resourcePolicies/ironwood-2x2x2")
+		delete(testEmu.st.policies, "projects/"+testProject+"/regions/"+rules.ZoneRegion(testZone)+"/resourcePolicies/ironwood-2x2x2")
 		testEmu.mu.Unlock()
 	})
 	cl, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: cluster})

@@ -5,9 +5,12 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/grpc/codes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
-func (e *Emulator) listNodePools(n resourceName) (*containerpb.ListNodePoolsResponse, *apiError) {
+func (e *Emulator) listNodePools(n resourceName) (*containerpb.ListNodePoolsResponse, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, err := e.lookupClusterLocked(n)
@@ -21,7 +24,7 @@ func (e *Emulator) listNodePools(n resourceName) (*containerpb.ListNodePoolsResp
 	return out, nil
 }
 
-func (e *Emulator) lookupPoolLocked(n resourceName) (*cluster, *nodePool, *apiError) {
+func (e *Emulator) lookupPoolLocked(n resourceName) (*cluster, *rules.NodePool, *apierr.Error) {
 	c, err := e.lookupClusterLocked(n)
 	if err != nil {
 		return nil, nil, err
@@ -33,7 +36,7 @@ func (e *Emulator) lookupPoolLocked(n resourceName) (*cluster, *nodePool, *apiEr
 	return c, p, nil
 }
 
-func (e *Emulator) getNodePool(n resourceName) (*containerpb.NodePool, *apiError) {
+func (e *Emulator) getNodePool(n resourceName) (*containerpb.NodePool, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	_, p, err := e.lookupPoolLocked(n)
@@ -45,17 +48,17 @@ func (e *Emulator) getNodePool(n resourceName) (*containerpb.NodePool, *apiError
 
 // clusterReadyLocked refuses a change of node pool pool while an operation it must wait for runs
 // (admitLocked) or while the cluster is not RUNNING, as GKE does.
-func (e *Emulator) clusterReadyLocked(c *cluster, pool string) *apiError {
+func (e *Emulator) clusterReadyLocked(c *cluster, pool string) *apierr.Error {
 	if err := e.admitLocked(c, pool); err != nil {
 		return err
 	}
 	if c.PB.Status != containerpb.Cluster_RUNNING {
-		return newError(codes.FailedPrecondition, "Cluster %q is in state %s; node pools can only be changed while it is RUNNING.", c.PB.Name, c.PB.Status)
+		return apierr.New(codes.FailedPrecondition, "Cluster %q is in state %s; node pools can only be changed while it is RUNNING.", c.PB.Name, c.PB.Status)
 	}
 	return nil
 }
 
-func (e *Emulator) createNodePool(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+func (e *Emulator) createNodePool(n resourceName, body []byte) (*containerpb.Operation, *apierr.Error) {
 	var req containerpb.CreateNodePoolRequest
 	if err := decodeBody(body, &req); err != nil {
 		return nil, err
@@ -65,19 +68,19 @@ func (e *Emulator) createNodePool(n resourceName, body []byte) (*containerpb.Ope
 
 // startCreateNodePool validates node pool np of the cluster n names and starts its
 // CREATE_NODE_POOL operation: the path of CreateNodePool and of node auto-provisioning alike.
-func (e *Emulator) startCreateNodePool(n resourceName, np *containerpb.NodePool) (*containerpb.Operation, *apiError) {
+func (e *Emulator) startCreateNodePool(n resourceName, np *containerpb.NodePool) (*containerpb.Operation, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, err := e.lookupClusterLocked(n)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := planNodePool(clusterFacts{location: c.Location, locations: c.PB.Locations, masterVersion: c.PB.CurrentMasterVersion, channel: c.PB.GetReleaseChannel().GetChannel(),
-		policies: e.policyLookupLocked(c.Project, c.Location)}, np)
+	plan, err := rules.PlanNodePool(rules.ClusterFacts{Location: c.Location, Locations: c.PB.Locations, MasterVersion: c.PB.CurrentMasterVersion, Channel: c.PB.GetReleaseChannel().GetChannel(),
+		Policies: e.policyLookupLocked(c.Project, c.Location)}, np)
 	if err != nil {
 		return nil, err
 	}
-	p := plan.pool
+	p := plan.Pool
 	n.NodePool = p.PB.Name
 	if c.pool(p.PB.Name) != nil {
 		return nil, errAlreadyExists(n.poolKey())
@@ -85,7 +88,7 @@ func (e *Emulator) startCreateNodePool(n resourceName, np *containerpb.NodePool)
 	if err := e.clusterReadyLocked(c, p.PB.Name); err != nil {
 		return nil, err
 	}
-	if err := e.checkQuotaLocked(c.Project, []*nodePool{p}); err != nil {
+	if err := e.checkQuotaLocked(c.Project, []*rules.NodePool{p}); err != nil {
 		return nil, err
 	}
 	op, err := e.newOperationLocked(c, containerpb.Operation_CREATE_NODE_POOL, n.poolKey(), p.PB.Name)
@@ -96,11 +99,11 @@ func (e *Emulator) startCreateNodePool(n resourceName, np *containerpb.NodePool)
 	c.Pools = append(c.Pools, p)
 	e.persistLocked()
 	return e.startOperation(op, opWork{
-		run: func(ctx context.Context) *apiError { return e.provisionPools(ctx, c, []*nodePool{p}) },
+		run: func(ctx context.Context) *apierr.Error { return e.provisionPools(ctx, c, []*rules.NodePool{p}) },
 		// As in GKE, the creation ends once the nodes have registered: they are Ready moments
 		// before the operation is DONE and the pool RUNNING.
 		runLast: true,
-		finish: func(err *apiError) {
+		finish: func(err *apierr.Error) {
 			if err != nil {
 				e.failPoolLocked(c, p, err)
 				return
@@ -112,7 +115,7 @@ func (e *Emulator) startCreateNodePool(n resourceName, np *containerpb.NodePool)
 
 // failPoolLocked leaves a pool whose creation failed in ERROR, holding no capacity and no nodes
 // (a slice is all or nothing).
-func (e *Emulator) failPoolLocked(c *cluster, p *nodePool, err *apiError) {
+func (e *Emulator) failPoolLocked(c *cluster, p *rules.NodePool, err *apierr.Error) {
 	p.PB.Status, p.PB.StatusMessage = containerpb.NodePool_ERROR, err.Message //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	p.Reserved = false
 	name := p.PB.Name
@@ -121,7 +124,7 @@ func (e *Emulator) failPoolLocked(c *cluster, p *nodePool, err *apiError) {
 
 // provisionPools reserves zone capacity for the pools (all or none: a pool that does not fit is a
 // GCE_STOCKOUT) and registers their nodes.
-func (e *Emulator) provisionPools(ctx context.Context, c *cluster, pools []*nodePool) *apiError {
+func (e *Emulator) provisionPools(ctx context.Context, c *cluster, pools []*rules.NodePool) *apierr.Error {
 	e.mu.Lock()
 	for _, p := range pools {
 		if err := e.checkCapacityLocked(c, p, p.NodeCount); err != nil {
@@ -141,13 +144,13 @@ func (e *Emulator) provisionPools(ctx context.Context, c *cluster, pools []*node
 	e.mu.Unlock()
 	for _, s := range specs {
 		if err := e.syncPoolNodes(ctx, c, s); err != nil {
-			return newError(codes.Internal, "Registering the nodes of node pool %q: %v", s.pool, err)
+			return apierr.New(codes.Internal, "Registering the nodes of node pool %q: %v", s.pool, err)
 		}
 	}
 	return nil
 }
 
-func (e *Emulator) deleteNodePool(n resourceName) (*containerpb.Operation, *apiError) {
+func (e *Emulator) deleteNodePool(n resourceName) (*containerpb.Operation, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, p, err := e.lookupPoolLocked(n)
@@ -162,13 +165,13 @@ func (e *Emulator) deleteNodePool(n resourceName) (*containerpb.Operation, *apiE
 	e.persistLocked()
 	name := p.PB.Name
 	return e.startOperation(op, opWork{
-		run: func(ctx context.Context) *apiError {
+		run: func(ctx context.Context) *apierr.Error {
 			if err := e.deletePoolNodes(ctx, c, name); err != nil {
-				return newError(codes.Internal, "Deleting the nodes of node pool %q: %v", name, err)
+				return apierr.New(codes.Internal, "Deleting the nodes of node pool %q: %v", name, err)
 			}
 			return nil
 		},
-		finish: func(err *apiError) {
+		finish: func(err *apierr.Error) {
 			if err != nil {
 				p.PB.Status, p.PB.StatusMessage = containerpb.NodePool_ERROR, err.Message //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 				return
@@ -178,7 +181,7 @@ func (e *Emulator) deleteNodePool(n resourceName) (*containerpb.Operation, *apiE
 	}), nil
 }
 
-func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Operation, *apierr.Error) {
 	var req containerpb.UpdateNodePoolRequest
 	if err := decodeBody(body, &req); err != nil {
 		return nil, err
@@ -211,17 +214,17 @@ func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Ope
 		return nil, err
 	}
 	if len(req.Locations) > 0 {
-		return nil, errInvalid("Node pool %q: changing node locations is not supported by the emulator.", p.PB.Name)
+		return nil, apierr.Invalid("Node pool %q: changing node locations is not supported by the emulator.", p.PB.Name)
 	}
 	// The pool keeps the initial node count it was created with, which its rules held then.
-	checked, err := planNodePool(clusterFacts{location: c.Location, locations: p.Zones, masterVersion: c.PB.CurrentMasterVersion, channel: c.PB.GetReleaseChannel().GetChannel(),
-		policies: e.policyLookupLocked(c.Project, c.Location)}, cloneNodePool(next))
+	checked, err := rules.PlanNodePool(rules.ClusterFacts{Location: c.Location, Locations: p.Zones, MasterVersion: c.PB.CurrentMasterVersion, Channel: c.PB.GetReleaseChannel().GetChannel(),
+		Policies: e.policyLookupLocked(c.Project, c.Location)}, cloneNodePool(next))
 	if err != nil {
 		return nil, err
 	}
-	next.Version = checked.pool.PB.Version
-	// GKE's reserved labels stay whatever the update asked (setReservedLabels).
-	next.Config.ResourceLabels = checked.pool.PB.Config.ResourceLabels
+	next.Version = checked.Pool.PB.Version
+	// GKE's reserved labels stay whatever the update asked (rules.SetReservedLabels).
+	next.Config.ResourceLabels = checked.Pool.PB.Config.ResourceLabels
 	op, err := e.newOperationLocked(c, containerpb.Operation_UPGRADE_NODES, n.poolKey(), p.PB.Name)
 	if err != nil {
 		return nil, err
@@ -230,24 +233,24 @@ func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Ope
 	p.PB.Status = containerpb.NodePool_RECONCILING
 	e.persistLocked()
 	return e.startOperation(op, opWork{
-		run: func(ctx context.Context) *apiError {
+		run: func(ctx context.Context) *apierr.Error {
 			e.mu.Lock()
 			spec := nodesSpecLocked(c, p)
 			spec.applyConfig(next)
 			e.mu.Unlock()
 			if err := e.syncPoolNodes(ctx, c, spec); err != nil {
-				return newError(codes.Internal, "Updating the nodes of node pool %q: %v", p.PB.Name, err)
+				return apierr.New(codes.Internal, "Updating the nodes of node pool %q: %v", p.PB.Name, err)
 			}
 			return nil
 		},
-		finish: func(err *apiError) {
+		finish: func(err *apierr.Error) {
 			p.PB.Status = restoredStatus(prev, p)
 			if err != nil {
 				return
 			}
 			p.PB.Version = next.Version
 			p.PB.Config = cloneMsg(next.Config)
-			p.PB.Etag = randomHex(8)
+			p.PB.Etag = rules.RandomHex(8)
 			e.refreshNodeVersionLocked(c)
 		},
 	}), nil
@@ -262,12 +265,12 @@ func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Ope
 // exist", checked with the flex-start rules as at creation). A zero or empty field leaves its
 // attribute as it is. The emulator's nodes keep their names through the migration (INFERRED:
 // GKE's new VMs get new names).
-func applyNodeConfigUpdate(p *nodePool, req *containerpb.UpdateNodePoolRequest, cfg *containerpb.NodeConfig) *apiError {
+func applyNodeConfigUpdate(p *rules.NodePool, req *containerpb.UpdateNodePoolRequest, cfg *containerpb.NodeConfig) *apierr.Error {
 	if req.MachineType != "" && req.MachineType != cfg.MachineType {
 		if p.Generation != "" {
 			// INFERRED: a TPU slice's topology and host count follow from its machine type, so
 			// the emulator refuses to migrate one; the provider replaces such a slice.
-			return errInvalid("Node pool %q is a TPU slice of %s: its machine type %s cannot be changed in place; create a new node pool.",
+			return apierr.Invalid("Node pool %q is a TPU slice of %s: its machine type %s cannot be changed in place; create a new node pool.",
 				p.PB.Name, cfg.MachineType, p.Topology)
 		}
 		cfg.MachineType = req.MachineType
@@ -279,7 +282,7 @@ func applyNodeConfigUpdate(p *nodePool, req *containerpb.UpdateNodePoolRequest, 
 		// "The smallest allowed disk size is 10GB." (the field's comment); the message is the
 		// emulator's.
 		if req.DiskSizeGb < 10 {
-			return errInvalid("Node pool %q: disk_size_gb %d is below the smallest allowed disk size, 10GB.", p.PB.Name, req.DiskSizeGb)
+			return apierr.Invalid("Node pool %q: disk_size_gb %d is below the smallest allowed disk size, 10GB.", p.PB.Name, req.DiskSizeGb)
 		}
 		cfg.DiskSizeGb = int32(req.DiskSizeGb)
 	}
@@ -290,7 +293,7 @@ func applyNodeConfigUpdate(p *nodePool, req *containerpb.UpdateNodePoolRequest, 
 }
 
 // restoredStatus is a pool's status after a reconcile: RUNNING unless a host is down.
-func restoredStatus(prev containerpb.NodePool_Status, p *nodePool) containerpb.NodePool_Status {
+func restoredStatus(prev containerpb.NodePool_Status, p *rules.NodePool) containerpb.NodePool_Status {
 	if len(p.FailedHosts) > 0 {
 		return containerpb.NodePool_RUNNING_WITH_ERROR
 	}
@@ -304,7 +307,7 @@ func restoredStatus(prev containerpb.NodePool_Status, p *nodePool) containerpb.N
 func (e *Emulator) refreshNodeVersionLocked(c *cluster) {
 	oldest := ""
 	for _, p := range c.Pools {
-		if oldest == "" || versionLess(p.PB.Version, oldest) {
+		if oldest == "" || rules.VersionLess(p.PB.Version, oldest) {
 			oldest = p.PB.Version
 		}
 	}
@@ -313,7 +316,7 @@ func (e *Emulator) refreshNodeVersionLocked(c *cluster) {
 	}
 }
 
-func (e *Emulator) setNodePoolSize(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
+func (e *Emulator) setNodePoolSize(n resourceName, body []byte) (*containerpb.Operation, *apierr.Error) {
 	var req containerpb.SetNodePoolSizeRequest
 	if err := decodeBody(body, &req); err != nil {
 		return nil, err
@@ -325,24 +328,24 @@ func (e *Emulator) setNodePoolSize(n resourceName, body []byte) (*containerpb.Op
 		return nil, err
 	}
 	if req.NodeCount < 0 {
-		return nil, errInvalid("Node count must not be negative, got %d.", req.NodeCount)
+		return nil, apierr.Invalid("Node count must not be negative, got %d.", req.NodeCount)
 	}
-	if err := checkSetSize(p, req.NodeCount); err != nil {
+	if err := rules.CheckSetSize(p, req.NodeCount); err != nil {
 		return nil, err
 	}
 	if p.MultiHost && int(req.NodeCount) != p.NodeCount {
-		return nil, errInvalid("Node pool %q is a multi-host TPU slice (topology %s, %d hosts); a multi-host TPU slice node pool cannot be resized.",
-			p.PB.Name, p.Topology, p.totalNodes())
+		return nil, apierr.Invalid("Node pool %q is a multi-host TPU slice (topology %s, %d hosts); a multi-host TPU slice node pool cannot be resized.",
+			p.PB.Name, p.Topology, p.TotalNodes())
 	}
 	if err := e.clusterReadyLocked(c, p.PB.Name); err != nil {
 		return nil, err
 	}
 	if p.PB.Status != containerpb.NodePool_RUNNING && p.PB.Status != containerpb.NodePool_RUNNING_WITH_ERROR {
-		return nil, newError(codes.FailedPrecondition, "Node pool %q is in state %s and cannot be resized.", p.PB.Name, p.PB.Status)
+		return nil, apierr.New(codes.FailedPrecondition, "Node pool %q is in state %s and cannot be resized.", p.PB.Name, p.PB.Status)
 	}
 	if grow := int(req.NodeCount) - p.NodeCount; grow > 0 {
-		extra := &nodePool{Generation: p.Generation, ChipsPerNode: p.ChipsPerNode, Zones: p.Zones, NodeCount: grow, PB: p.PB}
-		if err := e.checkQuotaLocked(c.Project, []*nodePool{extra}); err != nil {
+		extra := &rules.NodePool{Generation: p.Generation, ChipsPerNode: p.ChipsPerNode, Zones: p.Zones, NodeCount: grow, PB: p.PB}
+		if err := e.checkQuotaLocked(c.Project, []*rules.NodePool{extra}); err != nil {
 			return nil, err
 		}
 	}
@@ -355,7 +358,7 @@ func (e *Emulator) setNodePoolSize(n resourceName, body []byte) (*containerpb.Op
 	e.persistLocked()
 	count := int(req.NodeCount)
 	return e.startOperation(op, opWork{
-		run: func(ctx context.Context) *apiError {
+		run: func(ctx context.Context) *apierr.Error {
 			e.mu.Lock()
 			if err := e.checkCapacityLocked(c, p, count); err != nil {
 				e.mu.Unlock()
@@ -365,13 +368,13 @@ func (e *Emulator) setNodePoolSize(n resourceName, body []byte) (*containerpb.Op
 			spec := nodesSpecLocked(c, p)
 			e.mu.Unlock()
 			if err := e.syncPoolNodes(ctx, c, spec); err != nil {
-				return newError(codes.Internal, "Resizing node pool %q: %v", p.PB.Name, err)
+				return apierr.New(codes.Internal, "Resizing node pool %q: %v", p.PB.Name, err)
 			}
 			return nil
 		},
-		finish: func(err *apiError) {
+		finish: func(err *apierr.Error) {
 			p.PB.Status = restoredStatus(prev, p)
-			p.FailedHosts = keepBelow(p.FailedHosts, p.totalNodes())
+			p.FailedHosts = keepBelow(p.FailedHosts, p.TotalNodes())
 			if len(p.FailedHosts) == 0 && p.PB.Status == containerpb.NodePool_RUNNING_WITH_ERROR {
 				p.PB.Status = containerpb.NodePool_RUNNING
 			}

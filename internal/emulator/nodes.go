@@ -29,6 +29,7 @@ import (
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/machines"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // kubeClients builds client-go clients for a cluster's kube-apiserver.
@@ -103,7 +104,7 @@ type poolNodesSpec struct {
 	project     string
 }
 
-func nodesSpecLocked(c *cluster, p *nodePool) poolNodesSpec {
+func nodesSpecLocked(c *cluster, p *rules.NodePool) poolNodesSpec {
 	s := poolNodesSpec{
 		pool:    p.PB.Name,
 		prefix:  nodeNamePrefix(c.PB.Name, p.PB.Name, p.UID),
@@ -111,7 +112,7 @@ func nodesSpecLocked(c *cluster, p *nodePool) poolNodesSpec {
 		perZone: p.NodeCount,
 		chips:   p.ChipsPerNode,
 		failed:  map[int]bool{},
-		region:  zoneRegion(c.Location),
+		region:  rules.ZoneRegion(c.Location),
 		project: c.Project,
 	}
 	for _, i := range p.FailedHosts {
@@ -249,8 +250,8 @@ func (s poolNodesSpec) status(d desiredNode) corev1.NodeStatus {
 			{Type: corev1.NodeHostName, Address: d.name},
 		},
 		NodeInfo: corev1.NodeSystemInfo{
-			KubeletVersion:          kubeletVersion(s.version),
-			KubeProxyVersion:        kubeletVersion(s.version), //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
+			KubeletVersion:          rules.KubeletVersion(s.version),
+			KubeProxyVersion:        rules.KubeletVersion(s.version), //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 			OperatingSystem:         "linux",
 			Architecture:            "amd64",
 			OSImage:                 "Container-Optimized OS from Google",
@@ -562,9 +563,9 @@ func (e *Emulator) FailHost(ctx context.Context, h HostFailure) error {
 		e.mu.Unlock()
 		return fmt.Errorf("node pool %s is %s, not RUNNING", h.NodePool, p.PB.Status)
 	}
-	if h.Worker < 0 || h.Worker >= p.totalNodes() {
+	if h.Worker < 0 || h.Worker >= p.TotalNodes() {
 		e.mu.Unlock()
-		return fmt.Errorf("node pool %s has workers 0..%d, not %d", h.NodePool, p.totalNodes()-1, h.Worker)
+		return fmt.Errorf("node pool %s has workers 0..%d, not %d", h.NodePool, p.TotalNodes()-1, h.Worker)
 	}
 	if !containsInt(p.FailedHosts, h.Worker) {
 		p.FailedHosts = append(p.FailedHosts, h.Worker)

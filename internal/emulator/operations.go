@@ -12,6 +12,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // opWork is what an operation does: run is the slow part, done off-lock while the operation is
@@ -19,9 +22,9 @@ import (
 // e.mu, with err nil on success. run starts a fifth into the latency, or with runLast once the
 // latency has passed, as the operation's last step.
 type opWork struct {
-	run     func(ctx context.Context) *apiError
+	run     func(ctx context.Context) *apierr.Error
 	runLast bool
-	finish  func(err *apiError)
+	finish  func(err *apierr.Error)
 }
 
 func nowRFC3339() string { return time.Now().UTC().Format(time.RFC3339Nano) }
@@ -29,11 +32,11 @@ func nowRFC3339() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 // newOperationLocked registers an operation of type typ on cluster c; target is the resource name
 // it acts on, pool the node pool it acts on ("" for a cluster-level operation). It refuses the
 // operation as GKE does when it cannot start now (see admitLocked).
-func (e *Emulator) newOperationLocked(c *cluster, typ containerpb.Operation_Type, target, pool string) (*operation, *apiError) {
+func (e *Emulator) newOperationLocked(c *cluster, typ containerpb.Operation_Type, target, pool string) (*operation, *apierr.Error) {
 	if err := e.admitLocked(c, pool); err != nil {
 		return nil, err
 	}
-	id := fmt.Sprintf("operation-%d-%s", time.Now().UnixMilli(), randomHex(4))
+	id := fmt.Sprintf("operation-%d-%s", time.Now().UnixMilli(), rules.RandomHex(4))
 	op := &operation{
 		Key:        "projects/" + c.Project + "/locations/" + c.Location + "/operations/" + id,
 		Project:    c.Project,
@@ -76,7 +79,7 @@ const DefaultMaxNodePoolOperations = 5
 // Options.MaxNodePoolOperations; the next gets 429 RESOURCE_EXHAUSTED "Too many operations:
 // cluster "NAME" hits the concurrent operations quota 5, please try again later."
 // (terraform-provider-google #15205 and #15579 quote it).
-func (e *Emulator) admitLocked(c *cluster, pool string) *apiError {
+func (e *Emulator) admitLocked(c *cluster, pool string) *apierr.Error {
 	var blocking *operation
 	poolOps := 0
 	for _, o := range c.running {
@@ -90,7 +93,7 @@ func (e *Emulator) admitLocked(c *cluster, pool string) *apiError {
 		}
 	}
 	if blocking != nil {
-		return &apiError{
+		return &apierr.Error{
 			HTTPStatus: 400, Code: codes.FailedPrecondition,
 			Message: fmt.Sprintf("Cluster is running incompatible operation %s.", blocking.PB.Name),
 			Reason:  "CLUSTER_ALREADY_HAS_OPERATION",
@@ -101,7 +104,7 @@ func (e *Emulator) admitLocked(c *cluster, pool string) *apiError {
 		limit = DefaultMaxNodePoolOperations
 	}
 	if pool != "" && limit > 0 && poolOps >= limit {
-		return newError(codes.ResourceExhausted,
+		return apierr.New(codes.ResourceExhausted,
 			"Too many operations: cluster %q hits the concurrent operations quota %d, please try again later.", c.PB.Name, limit)
 	}
 	return nil
@@ -128,7 +131,7 @@ func (e *Emulator) startOperation(op *operation, w opWork) *containerpb.Operatio
 		fail := op.fail
 		e.mu.Unlock()
 
-		var err *apiError
+		var err *apierr.Error
 		run := func() {
 			if fail == nil && ctx.Err() == nil && w.run != nil {
 				err = w.run(ctx)
@@ -148,7 +151,7 @@ func (e *Emulator) startOperation(op *operation, w opWork) *containerpb.Operatio
 		defer e.mu.Unlock()
 		switch {
 		case op.PB.Status == containerpb.Operation_ABORTING || ctx.Err() != nil:
-			err = newError(codes.Canceled, "Operation was cancelled.")
+			err = apierr.New(codes.Canceled, "Operation was cancelled.")
 		case fail != nil:
 			err = fail
 		}
@@ -161,7 +164,7 @@ func (e *Emulator) startOperation(op *operation, w opWork) *containerpb.Operatio
 
 // finishOperationLocked marks op DONE, with err recorded as GKE does (Operation.error, a
 // google.rpc.Status, and the deprecated statusMessage).
-func (e *Emulator) finishOperationLocked(op *operation, err *apiError) {
+func (e *Emulator) finishOperationLocked(op *operation, err *apierr.Error) {
 	op.PB.Status = containerpb.Operation_DONE
 	op.PB.EndTime = nowRFC3339()
 	if err != nil {
@@ -222,25 +225,25 @@ func (e *Emulator) listOperations(n resourceName) *containerpb.ListOperationsRes
 	return out
 }
 
-func (e *Emulator) getOperation(n resourceName) (*containerpb.Operation, *apiError) {
+func (e *Emulator) getOperation(n resourceName) (*containerpb.Operation, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	op := e.st.ops[n.opKey()]
 	if op == nil {
-		return nil, errNotFound("Not found: %s.", n.opKey())
+		return nil, apierr.NotFound("Not found: %s.", n.opKey())
 	}
 	return cloneMsg(op.PB), nil
 }
 
-func (e *Emulator) cancelOperation(n resourceName) (*emptypb.Empty, *apiError) {
+func (e *Emulator) cancelOperation(n resourceName) (*emptypb.Empty, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	op := e.st.ops[n.opKey()]
 	if op == nil {
-		return nil, errNotFound("Not found: %s.", n.opKey())
+		return nil, apierr.NotFound("Not found: %s.", n.opKey())
 	}
 	if op.done() {
-		return nil, newError(codes.FailedPrecondition, "Operation %s is already done.", op.PB.Name)
+		return nil, apierr.New(codes.FailedPrecondition, "Operation %s is already done.", op.PB.Name)
 	}
 	op.PB.Status = containerpb.Operation_ABORTING
 	if op.cancel != nil {

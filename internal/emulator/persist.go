@@ -13,6 +13,8 @@ import (
 	compute "google.golang.org/api/compute/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // stateFile is the emulator's saved state inside Options.StateDir. Next to it: etcd/ (the
@@ -216,7 +218,7 @@ func (e *Emulator) restore(ctx context.Context) error {
 			c.PB.Status = containerpb.Cluster_RUNNING
 		}
 		for _, sp := range sc.Pools {
-			p := &nodePool{UID: sp.UID, Zones: sp.Zones, NodeCount: sp.NodeCount, Generation: sp.Generation,
+			p := &rules.NodePool{UID: sp.UID, Zones: sp.Zones, NodeCount: sp.NodeCount, Generation: sp.Generation,
 				Accelerator: sp.Accelerator, Topology: sp.Topology, ChipsPerNode: sp.ChipsPerNode, MultiHost: sp.MultiHost,
 				Reserved: sp.Reserved, Source: sp.Source, FailedHosts: sp.FailedHosts, PB: &containerpb.NodePool{}}
 			if err := protojson.Unmarshal(sp.NodePool, p.PB); err != nil {

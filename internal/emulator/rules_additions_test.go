@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // What GKE adds to what it was sent, through the API as clients read it: the reserved resource
@@ -47,8 +49,8 @@ func TestNodePoolsGetGKEsReservedLabels(t *testing.T) {
 	if want := map[string]string{"team": "infra", "goog-gke-node-pool-provisioning-model": "on-demand"}; !maps.Equal(got.Config.ResourceLabels, want) {
 		t.Errorf("after an update: resourceLabels = %v, want %v", got.Config.ResourceLabels, want)
 	}
-	if !slices.Equal(got.Config.OauthScopes, defaultOAuthScopes) {
-		t.Errorf("a pool created without scopes has %v, want GKE's defaults %v", got.Config.OauthScopes, defaultOAuthScopes)
+	if !slices.Equal(got.Config.OauthScopes, rules.DefaultOAuthScopes) {
+		t.Errorf("a pool created without scopes has %v, want GKE's defaults %v", got.Config.OauthScopes, rules.DefaultOAuthScopes)
 	}
 	sorted := createPoolForTest(t, c, cluster, &containerpb.NodePool{Name: "gl-scopes", InitialNodeCount: 1, Config: &containerpb.NodeConfig{
 		MachineType: "e2-standard-4", OauthScopes: []string{"https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/devstorage.read_only"}}})
@@ -66,7 +68,7 @@ func TestClusterNetworkNamesAndAutoscalingDefaults(t *testing.T) {
 	mustSucceed(t, c)(c.CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: testLocation, Cluster: &containerpb.Cluster{
 		Name:       name,
 		Network:    "projects/" + testProject + "/global/networks/vpc",
-		Subnetwork: "https://www.googleapis.com/compute/v1/projects/" + testProject + "/regions/" + zoneRegion(testZone) + "/subnetworks/tpu",
+		Subnetwork: "https://www.googleapis.com/compute/v1/projects/" + testProject + "/regions/" + rules.ZoneRegion(testZone) + "/subnetworks/tpu",
 		NodePools:  []*containerpb.NodePool{{Name: "system", InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "e2-standard-4"}}},
 		Autoscaling: &containerpb.ClusterAutoscaling{
 			EnableNodeAutoprovisioning: true,
@@ -84,12 +86,12 @@ func TestClusterNetworkNamesAndAutoscalingDefaults(t *testing.T) {
 	if cl.Network != "vpc" || cl.Subnetwork != "tpu" {
 		t.Errorf("network, subnetwork = %q, %q; want the names vpc, tpu", cl.Network, cl.Subnetwork)
 	}
-	wantNetwork, wantSubnetwork := "projects/"+testProject+"/global/networks/vpc", "projects/"+testProject+"/regions/"+zoneRegion(testZone)+"/subnetworks/tpu"
+	wantNetwork, wantSubnetwork := "projects/"+testProject+"/global/networks/vpc", "projects/"+testProject+"/regions/"+rules.ZoneRegion(testZone)+"/subnetworks/tpu"
 	if nc := cl.NetworkConfig; nc.Network != wantNetwork || nc.Subnetwork != wantSubnetwork {
 		t.Errorf("networkConfig = %q, %q; want %q, %q", nc.Network, nc.Subnetwork, wantNetwork, wantSubnetwork)
 	}
 	d := cl.Autoscaling.AutoprovisioningNodePoolDefaults
-	wantScopes := []string{"https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", monitoringScope}
+	wantScopes := []string{"https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", rules.MonitoringScope}
 	if !slices.Equal(d.OauthScopes, wantScopes) || d.ServiceAccount != "default" || cl.Autoscaling.AutoscalingProfile != containerpb.ClusterAutoscaling_BALANCED {
 		t.Errorf("autoscaling read back as %v, want the scopes %v, service account default and profile BALANCED", cl.Autoscaling, wantScopes)
 	}

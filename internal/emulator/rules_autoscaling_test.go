@@ -6,49 +6,9 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	gcontainer "google.golang.org/api/container/v1"
-)
 
-// GKE's rules on NodePoolAutoscaling, on their own.
-func TestAutoscalingRules(t *testing.T) {
-	cf := clusterFacts{location: testZone, locations: []string{testZone}, masterVersion: defaultVersion}
-	cpu := func(a *containerpb.NodePoolAutoscaling) *containerpb.NodePool {
-		return &containerpb.NodePool{Name: "p", InitialNodeCount: 1, Autoscaling: a, Config: &containerpb.NodeConfig{MachineType: "e2-standard-4"}}
-	}
-	ok := []*containerpb.NodePoolAutoscaling{
-		{Enabled: true, MinNodeCount: 0, MaxNodeCount: 3},
-		{Enabled: true, MinNodeCount: 2, MaxNodeCount: 2},
-		{Enabled: true, TotalMinNodeCount: 1, TotalMaxNodeCount: 6, LocationPolicy: containerpb.NodePoolAutoscaling_ANY},
-		// Zeros beside totals are unset, as the Terraform provider sends them.
-		{Enabled: true, MinNodeCount: 0, MaxNodeCount: 0, TotalMaxNodeCount: 6},
-		// Disabled autoscaling is stored as sent.
-		{Enabled: false, MinNodeCount: 5, MaxNodeCount: 1},
-	}
-	for _, a := range ok {
-		if _, err := planNodePool(cf, cpu(a)); err != nil {
-			t.Errorf("%v: %v", a, err)
-		}
-	}
-	bad := []struct {
-		a   *containerpb.NodePoolAutoscaling
-		msg string
-	}{
-		// GKE's words (terraform-google-modules/terraform-google-kubernetes-engine#1554).
-		{&containerpb.NodePoolAutoscaling{Enabled: true}, "Node_pool_autoscaling.max_node_count and node_pool_autoscaling.total_max_node_count cannot be both set to zero."},
-		{&containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1}, "cannot be both set to zero"},
-		// GKE's words (a refused Config Connector update, 2026-09-05).
-		{&containerpb.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 3, TotalMaxNodeCount: 6},
-			"Node_pool_autoscaling.max_node_count and node_pool_autoscaling.total_max_node_count cannot be both greater than zero."},
-		{&containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, TotalMaxNodeCount: 6}, "mutually exclusive"},
-		{&containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: 4, MaxNodeCount: 3}, "min_node_count 4 is greater than max_node_count 3"},
-		{&containerpb.NodePoolAutoscaling{Enabled: true, TotalMinNodeCount: 7, TotalMaxNodeCount: 6}, "total_min_node_count 7 is greater than total_max_node_count 6"},
-		{&containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: -1, MaxNodeCount: 3}, "must not be negative"},
-	}
-	for _, tc := range bad {
-		if _, err := planNodePool(cf, cpu(tc.a)); err == nil || !strings.Contains(err.Message, tc.msg) {
-			t.Errorf("%v: %v, want %q", tc.a, err, tc.msg)
-		}
-	}
-}
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
+)
 
 // A multi-host slice's per-zone maximum must be its size (GKE: "Maximum node count 0 is not a
 // valid size of TPU pod slice with topology ..."), also when the total is given instead.
@@ -72,7 +32,7 @@ func TestSliceAutoscaling(t *testing.T) {
 		})
 	}
 	// tpu7x: the topology is the workload policy's.
-	if err := testEmu.CreateResourcePolicy(testCtx(t), ResourcePolicy{Project: testProject, Region: zoneRegion(testZone),
+	if err := testEmu.CreateResourcePolicy(testCtx(t), ResourcePolicy{Project: testProject, Region: rules.ZoneRegion(testZone),
 		Name: "wp-2x2x2", AcceleratorTopology: "2x2x2"}); err != nil && !strings.Contains(err.Error(), "already exists") {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	gcontainer "google.golang.org/api/container/v1"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // createPoolForTest creates a node pool on cluster through the gapic client, waits for it and
@@ -218,7 +220,7 @@ func TestFlexStartRules(t *testing.T) {
 	// Spot, a reservation and auto-repair are other tools' client-side refusals, not GKE's: the
 	// emulator takes them.
 	t.Run("client-side checks of other tools are not GKE rules", func(t *testing.T) {
-		cf := clusterFacts{location: testZone, locations: []string{testZone}, masterVersion: defaultVersion}
+		cf := rules.ClusterFacts{Location: testZone, Locations: []string{testZone}, MasterVersion: rules.DefaultVersion}
 		for _, np := range []*containerpb.NodePool{
 			edit(flexPool("spot", "ct6e-standard-4t", 1, nil), func(np *containerpb.NodePool) { np.Config.Spot = true }),
 			edit(flexPool("reserved", "ct6e-standard-4t", 1, nil), func(np *containerpb.NodePool) {
@@ -229,7 +231,7 @@ func TestFlexStartRules(t *testing.T) {
 			}),
 			edit(queuedPool("queued-spot", "e2-standard-4", 2, nil), func(np *containerpb.NodePool) { np.Config.Spot = true }),
 		} {
-			if _, err := planNodePool(cf, np); err != nil {
+			if _, err := rules.PlanNodePool(cf, np); err != nil {
 				t.Errorf("%s: %v", np.Name, err)
 			}
 		}

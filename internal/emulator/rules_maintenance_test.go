@@ -3,181 +3,20 @@ package emulator
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules/rulestest"
 )
-
-var maintNow = time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
-
-func maintDay(n int) *timestamppb.Timestamp { return timestamppb.New(maintNow.AddDate(0, 0, n)) }
-
-func recurringPolicy(start, end, rule string) *containerpb.MaintenancePolicy {
-	s, _ := time.Parse(time.RFC3339, start)
-	e, _ := time.Parse(time.RFC3339, end)
-	return &containerpb.MaintenancePolicy{Window: &containerpb.MaintenanceWindow{Policy: &containerpb.MaintenanceWindow_RecurringWindow{
-		RecurringWindow: &containerpb.RecurringTimeWindow{Window: &containerpb.TimeWindow{StartTime: timestamppb.New(s), EndTime: timestamppb.New(e)}, Recurrence: rule},
-	}}}
-}
-
-func dailyPolicy(start string) *containerpb.MaintenancePolicy {
-	return &containerpb.MaintenancePolicy{Window: &containerpb.MaintenanceWindow{Policy: &containerpb.MaintenanceWindow_DailyMaintenanceWindow{
-		DailyMaintenanceWindow: &containerpb.DailyMaintenanceWindow{StartTime: start},
-	}}}
-}
-
-func exclusion(scope containerpb.MaintenanceExclusionOptions_Scope, start, end *timestamppb.Timestamp) *containerpb.TimeWindow {
-	return &containerpb.TimeWindow{StartTime: start, EndTime: end,
-		Options: &containerpb.TimeWindow_MaintenanceExclusionOptions{MaintenanceExclusionOptions: &containerpb.MaintenanceExclusionOptions{Scope: scope}}}
-}
-
-func withExclusions(p *containerpb.MaintenancePolicy, ex map[string]*containerpb.TimeWindow) *containerpb.MaintenancePolicy {
-	p.Window.MaintenanceExclusions = ex
-	return p
-}
 
 const (
 	noUpgrades = containerpb.MaintenanceExclusionOptions_NO_UPGRADES
-	noMinor    = containerpb.MaintenanceExclusionOptions_NO_MINOR_UPGRADES
 	noMinorOrN = containerpb.MaintenanceExclusionOptions_NO_MINOR_OR_NODE_UPGRADES
 	availText  = "maintenance policy would go longer than 32d without 48h maintenance availability"
 )
-
-// GKE's limits on maintenance policies, on their own.
-func TestMaintenanceRules(t *testing.T) {
-	weekend := func() *containerpb.MaintenancePolicy {
-		return recurringPolicy("2025-01-04T02:00:00Z", "2025-01-04T10:00:00Z", "FREQ=WEEKLY;BYDAY=SA,SU")
-	}
-	untilEOS := exclusion(noMinorOrN, maintDay(1), nil)
-	untilEOS.GetMaintenanceExclusionOptions().EndTimeBehavior = containerpb.MaintenanceExclusionOptions_UNTIL_END_OF_SUPPORT
-	many := map[string]*containerpb.TimeWindow{}
-	for i := 0; i < 21; i++ {
-		many[string(rune('a'+i))] = exclusion(noMinor, maintDay(i), maintDay(i+1))
-	}
-	ok := []*containerpb.MaintenancePolicy{
-		nil,
-		{Window: &containerpb.MaintenanceWindow{}},
-		dailyPolicy("03:00"),
-		weekend(),
-		// 12 hours every Sunday: 48 in any 32 days, the least GKE takes.
-		recurringPolicy("2025-01-05T02:00:00Z", "2025-01-05T14:00:00Z", "FREQ=WEEKLY;BYDAY=SU"),
-		recurringPolicy("2025-01-04T00:00:00Z", "2025-01-06T00:00:00Z", "FREQ=MONTHLY;BYDAY=1SA,3SA"),
-		recurringPolicy("2025-01-04T00:00:00Z", "2025-01-06T00:00:00Z", "FREQ=WEEKLY;INTERVAL=4;BYDAY=SA"),
-		// Not followed (COUNT): taken as sent.
-		recurringPolicy("2025-01-04T02:00:00Z", "2025-01-04T03:00:00Z", "FREQ=WEEKLY;COUNT=3"),
-		// A 30-day NO_UPGRADES exclusion leaves two free days in any 32.
-		withExclusions(dailyPolicy("03:00"), map[string]*containerpb.TimeWindow{"freeze": exclusion(noUpgrades, maintDay(1), maintDay(31))}),
-		withExclusions(weekend(), map[string]*containerpb.TimeWindow{
-			"a": exclusion(noUpgrades, maintDay(1), maintDay(20)), "b": exclusion(noUpgrades, maintDay(22), maintDay(40)),
-			"c":        exclusion(noUpgrades, maintDay(60), maintDay(61)),
-			"campaign": exclusion(noMinorOrN, maintDay(0), maintDay(179)), "eos": untilEOS,
-		}),
-	}
-	for i, p := range ok {
-		if err := checkMaintenancePolicy(p, true, maintNow); err != nil {
-			t.Errorf("ok[%d]: %v", i, err)
-		}
-	}
-	bad := []struct {
-		p        *containerpb.MaintenancePolicy
-		enrolled bool
-		msg      string
-	}{
-		{dailyPolicy("3:00"), true, `Invalid daily maintenance window start time "3:00"`},
-		{dailyPolicy("24:00"), true, "HH from 00 to 23"},
-		{recurringPolicy("2025-01-04T10:00:00Z", "2025-01-04T02:00:00Z", "FREQ=WEEKLY;BYDAY=SA,SU"), true, "ends (2025-01-04T02:00:00Z) before it starts"},
-		{recurringPolicy("2025-01-04T02:00:00Z", "2025-01-04T10:00:00Z", "FREQ=HOURLY"), true, "FREQ HOURLY is not supported"},
-		{recurringPolicy("2025-01-04T02:00:00Z", "2025-01-04T10:00:00Z", "BYDAY=SA"), true, "FREQ is missing"},
-		{recurringPolicy("2025-01-04T02:00:00Z", "2025-01-04T10:00:00Z", "FREQ=WEEKLY;BYDAY=1SA"), true, "ordinal only with FREQ=MONTHLY"},
-		// 4 hours on weekends: 32 or 36 hours in 32 days; 8 hours a week every fifth week.
-		{recurringPolicy("2025-01-04T02:00:00Z", "2025-01-04T06:00:00Z", "FREQ=WEEKLY;BYDAY=SA,SU"), true, availText},
-		{recurringPolicy("2025-01-04T00:00:00Z", "2025-01-06T00:00:00Z", "FREQ=WEEKLY;INTERVAL=5;BYDAY=SA"), true, availText},
-		// Three hours a day never makes a four-hour block.
-		{recurringPolicy("2025-01-04T02:00:00Z", "2025-01-04T05:00:00Z", "FREQ=DAILY"), true, availText},
-		// First Saturdays come 35 days apart at times.
-		{recurringPolicy("2025-01-04T00:00:00Z", "2025-01-06T00:00:00Z", "FREQ=MONTHLY;BYSETPOS=1;BYDAY=SA"), true, availText},
-		{withExclusions(weekend(), map[string]*containerpb.TimeWindow{"long": exclusion(noUpgrades, maintDay(1), maintDay(32))}), true,
-			`"long" with the scope NO_UPGRADES cannot exceed 30 days`},
-		{withExclusions(weekend(), map[string]*containerpb.TimeWindow{"eos": func() *containerpb.TimeWindow {
-			e := exclusion(noUpgrades, maintDay(1), nil)
-			e.GetMaintenanceExclusionOptions().EndTimeBehavior = containerpb.MaintenanceExclusionOptions_UNTIL_END_OF_SUPPORT
-			return e
-		}()}), true, "cannot exceed 30 days"},
-		{withExclusions(weekend(), map[string]*containerpb.TimeWindow{"x": exclusion(noUpgrades, maintDay(5), maintDay(2))}), true, `"x" ends`},
-		{withExclusions(weekend(), map[string]*containerpb.TimeWindow{"x": exclusion(noUpgrades, nil, maintDay(2))}), true, "needs a start time"},
-		{withExclusions(weekend(), map[string]*containerpb.TimeWindow{"x": exclusion(noMinor, maintDay(1), nil)}), true, "needs an end time"},
-		{withExclusions(weekend(), map[string]*containerpb.TimeWindow{"late": exclusion(noMinor, maintDay(1), maintDay(181))}), true,
-			`"late" with the scope NO_MINOR_UPGRADES cannot end more than 180 days after its creation`},
-		{withExclusions(weekend(), map[string]*containerpb.TimeWindow{"m": exclusion(noMinorOrN, maintDay(1), maintDay(2))}), false,
-			"only clusters enrolled in a release channel"},
-		{withExclusions(weekend(), map[string]*containerpb.TimeWindow{
-			"a": exclusion(noUpgrades, maintDay(1), maintDay(2)), "b": exclusion(noUpgrades, maintDay(10), maintDay(11)),
-			"c": exclusion(noUpgrades, maintDay(20), maintDay(21)), "d": exclusion(noUpgrades, maintDay(40), maintDay(41)),
-		}), true, "at most 3 maintenance exclusions with the scope NO_UPGRADES; this policy has 4"},
-		{withExclusions(weekend(), many), true, "at most 20 maintenance exclusions; this policy has 21"},
-		// Two 30-day freezes a day apart leave one free day in 32.
-		{withExclusions(dailyPolicy("03:00"), map[string]*containerpb.TimeWindow{
-			"a": exclusion(noUpgrades, maintDay(1), maintDay(31)), "b": exclusion(noUpgrades, maintDay(32), maintDay(62)),
-		}), true, availText},
-	}
-	for _, tc := range bad {
-		err := checkMaintenancePolicy(tc.p, tc.enrolled, maintNow)
-		if err == nil || err.HTTPStatus != http.StatusBadRequest || !strings.Contains(err.Message, tc.msg) {
-			t.Errorf("%v: %v, want 400 with %q", tc.p.GetWindow(), err, tc.msg)
-		}
-	}
-}
-
-// The recurrence rules the emulator follows, day by day.
-func TestMaintenanceRecurrence(t *testing.T) {
-	days := func(rule, first string, from string, n int) []string {
-		t.Helper()
-		r, err := parseRRule(rule)
-		if err != nil {
-			t.Fatalf("%s: %v", rule, err)
-		}
-		f, _ := time.Parse(time.RFC3339, first)
-		fire := r.firing(f, time.Hour)
-		d, _ := time.Parse("2006-01-02", from)
-		var out []string
-		for i := 0; i < n; i++ {
-			if len(fire(d)) > 0 {
-				out = append(out, d.Format("01-02"))
-			}
-			d = d.AddDate(0, 0, 1)
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		rule, first, from string
-		n                 int
-		want              string
-	}{
-		// 2026-03-07 is a Saturday.
-		{"FREQ=WEEKLY;BYDAY=SA,SU", "2026-03-07T02:00:00Z", "2026-03-01", 16, "03-07 03-08 03-14 03-15"},
-		{"FREQ=WEEKLY", "2026-03-07T02:00:00Z", "2026-03-01", 16, "03-07 03-14"},
-		{"FREQ=WEEKLY;INTERVAL=2;BYDAY=MO", "2026-03-02T02:00:00Z", "2026-03-01", 30, "03-02 03-16 03-30"},
-		{"FREQ=DAILY;INTERVAL=3", "2026-03-02T02:00:00Z", "2026-03-01", 10, "03-02 03-05 03-08"},
-		{"FREQ=DAILY;BYDAY=MO,FR", "2026-03-02T02:00:00Z", "2026-03-01", 10, "03-02 03-06 03-09"},
-		{"FREQ=MONTHLY;BYDAY=1SA", "2026-03-07T02:00:00Z", "2026-03-01", 70, "03-07 04-04 05-02"},
-		{"FREQ=MONTHLY;BYDAY=-1SU", "2026-03-29T02:00:00Z", "2026-03-01", 70, "03-29 04-26"},
-		{"FREQ=MONTHLY;BYSETPOS=1;BYDAY=SA,SU", "2026-03-01T02:00:00Z", "2026-03-01", 70, "03-01 04-04 05-02"},
-		{"FREQ=MONTHLY;BYMONTHDAY=-1", "2026-03-31T02:00:00Z", "2026-03-01", 70, "03-31 04-30"},
-		{"FREQ=MONTHLY", "2026-03-15T02:00:00Z", "2026-03-01", 70, "03-15 04-15"},
-	} {
-		if got := strings.Join(days(tc.rule, tc.first, tc.from, tc.n), " "); got != tc.want {
-			t.Errorf("%s from %s: %s, want %s", tc.rule, tc.first, got, tc.want)
-		}
-	}
-	for _, rule := range []string{"FREQ=MINUTELY", "FREQ=WEEKLY;BYDAY=XX", "FREQ=WEEKLY;INTERVAL=0", "FREQ=WEEKLY;FOO=1", "FREQ=MONTHLY;BYMONTHDAY=0"} {
-		if _, err := parseRRule(rule); err == nil {
-			t.Errorf("%s: taken, want refused", rule)
-		}
-	}
-}
 
 // SetMaintenancePolicy takes a policy only with its current resource version, which every change
 // replaces; a stale one is a conflict, and nothing changes.
@@ -201,7 +40,7 @@ func TestMaintenancePolicyResourceVersion(t *testing.T) {
 		p.ResourceVersion = version
 		return c.SetMaintenancePolicy(ctx, &containerpb.SetMaintenancePolicyRequest{Name: name, MaintenancePolicy: p})
 	}
-	done := mustSucceed(t, c)(set(dailyPolicy("03:00"), before.GetResourceVersion()))
+	done := mustSucceed(t, c)(set(rulestest.DailyPolicy("03:00"), before.GetResourceVersion()))
 	if done.OperationType != containerpb.Operation_UPDATE_CLUSTER {
 		t.Errorf("operation type %s, want UPDATE_CLUSTER", done.OperationType)
 	}
@@ -213,14 +52,14 @@ func TestMaintenancePolicyResourceVersion(t *testing.T) {
 		t.Errorf("resource version %q unchanged by the update", after.GetResourceVersion())
 	}
 	for _, stale := range []string{before.GetResourceVersion(), ""} {
-		_, err := set(dailyPolicy("05:00"), stale)
+		_, err := set(rulestest.DailyPolicy("05:00"), stale)
 		wantGoogleError(t, err, http.StatusConflict, "ABORTED", fmt.Sprintf("resource version %q does not match", stale))
 	}
 	if got := read(); got.GetWindow().GetDailyMaintenanceWindow().GetStartTime() != "03:00" {
 		t.Errorf("a refused update changed the policy: %v", got)
 	}
 	// Rules apply to updates too; an empty policy clears it.
-	_, err := set(recurringPolicy("2025-01-04T02:00:00Z", "2025-01-04T06:00:00Z", "FREQ=WEEKLY;BYDAY=SA"), after.GetResourceVersion())
+	_, err := set(rulestest.RecurringPolicy("2025-01-04T02:00:00Z", "2025-01-04T06:00:00Z", "FREQ=WEEKLY;BYDAY=SA"), after.GetResourceVersion())
 	wantGoogleError(t, err, http.StatusBadRequest, "INVALID_ARGUMENT", availText)
 	mustSucceed(t, c)(set(&containerpb.MaintenancePolicy{}, after.GetResourceVersion()))
 	if got := read(); got.GetWindow().GetPolicy() != nil || got.GetResourceVersion() == "" {
@@ -239,14 +78,14 @@ func TestMaintenancePolicyOnCreate(t *testing.T) {
 		}})
 		return err
 	}
-	minor := withExclusions(dailyPolicy("03:00"), map[string]*containerpb.TimeWindow{
-		"campaign": exclusion(noMinorOrN, timestamppb.Now(), timestamppb.New(time.Now().AddDate(0, 0, 30))),
+	minor := rulestest.WithExclusions(rulestest.DailyPolicy("03:00"), map[string]*containerpb.TimeWindow{
+		"campaign": rulestest.Exclusion(noMinorOrN, timestamppb.Now(), timestamppb.New(time.Now().AddDate(0, 0, 30))),
 	})
 	noChannel := containerpb.ReleaseChannel_UNSPECIFIED //nolint:staticcheck // the API's "no channel", still served
 	wantGoogleError(t, create("maint-nochannel", noChannel, minor), http.StatusBadRequest, "INVALID_ARGUMENT",
 		"only clusters enrolled in a release channel")
-	long := withExclusions(dailyPolicy("03:00"), map[string]*containerpb.TimeWindow{
-		"freeze": exclusion(noUpgrades, timestamppb.Now(), timestamppb.New(time.Now().AddDate(0, 0, 31))),
+	long := rulestest.WithExclusions(rulestest.DailyPolicy("03:00"), map[string]*containerpb.TimeWindow{
+		"freeze": rulestest.Exclusion(noUpgrades, timestamppb.Now(), timestamppb.New(time.Now().AddDate(0, 0, 31))),
 	})
 	wantGoogleError(t, create("maint-long", containerpb.ReleaseChannel_REGULAR, long), http.StatusBadRequest, "INVALID_ARGUMENT", "cannot exceed 30 days")
 	for _, name := range []string{"maint-nochannel", "maint-long"} {

@@ -7,6 +7,7 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // Placement: tpu_topology only on multi-host slices, in GKE's full words
@@ -24,8 +25,8 @@ func TestPlacementRules(t *testing.T) {
 		"Creation of a managed instance group with tpu7x-standard-4t machine type with placement policy is not supported. Use workload policy instead.")
 
 	// COMPACT without a topology on a single-host pool: no GKE refusal was found, so it is taken.
-	cf := clusterFacts{location: testZone, locations: []string{testZone}, masterVersion: defaultVersion}
-	if _, err := planNodePool(cf, tpuPool("p", "ct6e-standard-4t", 1,
+	cf := rules.ClusterFacts{Location: testZone, Locations: []string{testZone}, MasterVersion: rules.DefaultVersion}
+	if _, err := rules.PlanNodePool(cf, tpuPool("p", "ct6e-standard-4t", 1,
 		&containerpb.NodePool_PlacementPolicy{Type: containerpb.NodePool_PlacementPolicy_COMPACT})); err != nil {
 		t.Errorf("single-host COMPACT: %v", err)
 	}

@@ -12,6 +12,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // route is a resolved GKE API request.
@@ -29,7 +32,7 @@ func (e *Emulator) handler() http.Handler {
 	mux.Handle(controlPrefix, e.controlHandler())
 	mux.HandleFunc(tokenPath, e.serveToken)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, errNotFound("The requested URL %s was not found on this server.", r.URL.Path))
+		writeError(w, apierr.NotFound("The requested URL %s was not found on this server.", r.URL.Path))
 	})
 	return mux
 }
@@ -39,7 +42,7 @@ func (e *Emulator) authorized(r *http.Request) bool {
 	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(e.token)) == 1
 }
 
-var errUnauthenticated = &apiError{
+var errUnauthenticated = &apierr.Error{
 	HTTPStatus: http.StatusUnauthorized,
 	Code:       codes.Unauthenticated,
 	Message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or " +
@@ -67,14 +70,14 @@ func (e *Emulator) serveGKE(w http.ResponseWriter, r *http.Request) {
 		rpc:      rt.rpc,
 		routeErr: rerr,
 		writeErr: errorWriterFor(r),
-		run: func(_ context.Context, body []byte) ([]byte, *apiError) {
+		run: func(_ context.Context, body []byte) ([]byte, *apierr.Error) {
 			resp, aerr := e.dispatch(rt, body)
 			if aerr != nil {
 				return nil, aerr
 			}
 			b, err := marshalOpts.Marshal(resp)
 			if err != nil {
-				return nil, newError(codes.Internal, "encoding the response: %v", err)
+				return nil, apierr.New(codes.Internal, "encoding the response: %v", err)
 			}
 			return b, nil
 		},
@@ -83,11 +86,11 @@ func (e *Emulator) serveGKE(w http.ResponseWriter, r *http.Request) {
 
 // apiRequest is one request to an emulated Google API, routed.
 type apiRequest struct {
-	rpc      string    // the method's name in the request log and counters
-	routeErr *apiError // set when the path names no method
-	writeErr func(http.ResponseWriter, *apiError)
+	rpc      string        // the method's name in the request log and counters
+	routeErr *apierr.Error // set when the path names no method
+	writeErr func(http.ResponseWriter, *apierr.Error)
 	// run serves the request and returns the JSON response.
-	run func(ctx context.Context, body []byte) ([]byte, *apiError)
+	run func(ctx context.Context, body []byte) ([]byte, *apierr.Error)
 }
 
 // serveAPI authenticates, applies request faults (before or after the fact), runs and answers a
@@ -117,7 +120,7 @@ func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, req apiReque
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
 	if err != nil {
-		req.writeErr(rec, errInvalid("reading the request body: %v", err))
+		req.writeErr(rec, apierr.Invalid("reading the request body: %v", err))
 		return
 	}
 	resp, aerr := req.run(r.Context(), body)
@@ -140,7 +143,7 @@ func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, req apiReque
 // loseResponse answers a request that took effect as a fault with Lost set says: an error in
 // place of the response, a reset connection, or a response held until the client gives up (or
 // the hold ends) and then a closed connection.
-func (e *Emulator) loseResponse(rec *statusRecorder, r *http.Request, f *fault, writeErr func(http.ResponseWriter, *apiError)) {
+func (e *Emulator) loseResponse(rec *statusRecorder, r *http.Request, f *fault, writeErr func(http.ResponseWriter, *apierr.Error)) {
 	switch f.spec.Lost {
 	case LostError:
 		writeErr(rec, f.err)
@@ -174,12 +177,12 @@ var marshalOpts = protojson.MarshalOptions{}
 
 var unmarshalOpts = protojson.UnmarshalOptions{DiscardUnknown: true}
 
-func decodeBody(body []byte, m proto.Message) *apiError {
+func decodeBody(body []byte, m proto.Message) *apierr.Error {
 	if len(body) == 0 {
 		return nil
 	}
 	if err := unmarshalOpts.Unmarshal(body, m); err != nil {
-		return errInvalid("Invalid JSON payload received. %v", err)
+		return apierr.Invalid("Invalid JSON payload received. %v", err)
 	}
 	return nil
 }
@@ -217,9 +220,9 @@ var poolVerbs = map[string]string{
 // Projects.Locations) and the legacy /v1/projects/{p}/zones/{z}/{clusters|operations|serverconfig}/...
 // (google.golang.org/api/container/v1 Projects.Zones), whose verbs are path segments
 // (.../clusters/{c}/addons) or ":verb"s (.../clusters/{c}:setMasterAuth).
-func parseRoute(method, path string) (route, *apiError) {
-	notFound := func() (route, *apiError) {
-		return route{}, errNotFound("The requested URL %s was not found on this server.", path)
+func parseRoute(method, path string) (route, *apierr.Error) {
+	notFound := func() (route, *apierr.Error) {
+		return route{}, apierr.NotFound("The requested URL %s was not found on this server.", path)
 	}
 	rest, ok := strings.CutPrefix(path, "/v1/")
 	if !ok {
@@ -282,7 +285,7 @@ func parseRoute(method, path string) (route, *apiError) {
 			return rt, nil
 		}
 		if verb != "" {
-			return route{}, newError(codes.Unimplemented, "The emulator does not implement clusters:%s.", verb)
+			return route{}, apierr.New(codes.Unimplemented, "The emulator does not implement clusters:%s.", verb)
 		}
 	case len(seg) == 7 && seg[4] == "clusters" && seg[6] == "nodePools":
 		rt.name.Cluster = seg[5]
@@ -295,7 +298,7 @@ func parseRoute(method, path string) (route, *apiError) {
 			return rt, nil
 		}
 		if verb != "" {
-			return route{}, newError(codes.Unimplemented, "The emulator does not implement nodePools:%s.", verb)
+			return route{}, apierr.New(codes.Unimplemented, "The emulator does not implement nodePools:%s.", verb)
 		}
 	case len(seg) == 5 && seg[4] == "operations":
 		if is("GET", "", "ListOperations") {
@@ -311,11 +314,11 @@ func parseRoute(method, path string) (route, *apiError) {
 }
 
 // dispatch runs one RPC.
-func (e *Emulator) dispatch(rt route, body []byte) (proto.Message, *apiError) {
+func (e *Emulator) dispatch(rt route, body []byte) (proto.Message, *apierr.Error) {
 	n := rt.name
 	switch rt.rpc {
 	case "GetServerConfig":
-		return serverConfig(), nil
+		return rules.ServerConfig(), nil
 	case "ListClusters":
 		return e.listClusters(n), nil
 	case "GetCluster":
@@ -356,5 +359,5 @@ func (e *Emulator) dispatch(rt route, body []byte) (proto.Message, *apiError) {
 	case "CancelOperation":
 		return e.cancelOperation(n)
 	}
-	return nil, newError(codes.Unimplemented, "%s is not implemented", rt.rpc)
+	return nil, apierr.New(codes.Unimplemented, "%s is not implemented", rt.rpc)
 }

@@ -3,12 +3,14 @@ package emulator
 import (
 	"context"
 	"sort"
-	"strings"
 	"sync"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
 // state is everything the emulated GKE knows. It is guarded by Emulator.mu.
@@ -47,7 +49,7 @@ type cluster struct {
 	UID string
 	// PB is the cluster as GKE reports it, without NodePools (those live in Pools).
 	PB    *containerpb.Cluster
-	Pools []*nodePool
+	Pools []*rules.NodePool
 	// APIPort is the kube-apiserver port, kept across restarts when it is free.
 	APIPort int
 	// RayCRDs records whether the KubeRay CRDs have been created in the cluster.
@@ -77,7 +79,7 @@ type cluster struct {
 	runtime *clusterRuntime
 }
 
-func (c *cluster) pool(name string) *nodePool {
+func (c *cluster) pool(name string) *rules.NodePool {
 	for _, p := range c.Pools {
 		if p.PB.Name == name {
 			return p
@@ -124,32 +126,6 @@ func (c *cluster) clients() (kubernetes.Interface, dynamic.Interface) {
 	return c.kube, c.dyn
 }
 
-// nodePool is one node pool of a cluster.
-type nodePool struct {
-	PB *containerpb.NodePool
-	// UID seeds the hash in the pool's node names.
-	UID   string
-	Zones []string
-	// NodeCount is the number of nodes per zone.
-	NodeCount int
-	// Generation is the TPU generation ("" for a CPU pool), ChipsPerNode its google.com/tpu.
-	Generation   string
-	Accelerator  string
-	Topology     string
-	ChipsPerNode int
-	MultiHost    bool
-	// Reserved is true while the pool holds zone capacity (ChipsPerNode × nodes).
-	Reserved bool
-	// Source is where those chips come from: a capacitySource in its string form.
-	Source string
-	// FailedHosts are worker indexes whose node is NotReady.
-	FailedHosts []int
-}
-
-func (p *nodePool) totalNodes() int { return p.NodeCount * len(p.Zones) }
-
-func (p *nodePool) chips() int { return p.ChipsPerNode * p.totalNodes() }
-
 // operation is one GKE operation.
 type operation struct {
 	Key        string
@@ -162,7 +138,7 @@ type operation struct {
 
 	cancel context.CancelFunc
 	// fail is set when a fault makes this operation end with an error.
-	fail *apiError
+	fail *apierr.Error
 }
 
 func (o *operation) done() bool { return o.PB.Status == containerpb.Operation_DONE }
@@ -179,14 +155,3 @@ func (n resourceName) clusterKey() string { return n.parent() + "/clusters/" + n
 func (n resourceName) poolKey() string { return n.clusterKey() + "/nodePools/" + n.NodePool }
 
 func (n resourceName) opKey() string { return n.parent() + "/operations/" + n.Operation }
-
-// zoneRegion is the region of a zone (us-central2-b → us-central2); a region is its own region.
-func zoneRegion(loc string) string {
-	parts := strings.Split(loc, "-")
-	if len(parts) == 3 {
-		return parts[0] + "-" + parts[1]
-	}
-	return loc
-}
-
-func isZone(loc string) bool { return strings.Count(loc, "-") == 2 }

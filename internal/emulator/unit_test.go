@@ -1,7 +1,6 @@
 package emulator
 
 import (
-	"strings"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -42,28 +41,6 @@ func TestParseRoute(t *testing.T) {
 	}
 }
 
-func TestResolveVersion(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", defaultVersion}, {"-", defaultVersion}, {"latest", gkeVersions[0]},
-		{"1.34", "1.34.1-gke.1829001"}, {"1.34.0", "1.34.0-gke.2201000"}, {"1.31.2-gke.1115000", "1.31.2-gke.1115000"},
-	}
-	for _, tc := range tests {
-		if got, ok := resolveVersion(tc.in, defaultVersion); !ok || got != tc.want {
-			t.Errorf("resolveVersion(%q) = %q %v, want %q", tc.in, got, ok, tc.want)
-		}
-	}
-	for _, bad := range []string{"1.99", "1.34.9", "1.34.0-gke.1", "v1.34", "banana"} {
-		if got, ok := resolveVersion(bad, defaultVersion); ok {
-			t.Errorf("resolveVersion(%q) = %q, want unsupported", bad, got)
-		}
-	}
-	for i := 1; i < len(gkeVersions); i++ {
-		if !versionLess(gkeVersions[i], gkeVersions[i-1]) {
-			t.Errorf("gkeVersions not newest first at %s", gkeVersions[i])
-		}
-	}
-}
-
 func TestNodeNames(t *testing.T) {
 	prefix := nodeNamePrefix("a-very-long-cluster-name-indeed-40-chars", "a-very-long-pool-name-that-goes-on-and-on", "uid")
 	for _, w := range []int{0, 7, 2303} {
@@ -83,31 +60,5 @@ func TestNodeNames(t *testing.T) {
 	}
 	if _, ok := WorkerIndex("kind-worker"); ok {
 		t.Fatal("a foreign node name parsed")
-	}
-}
-
-func TestStatusNames(t *testing.T) {
-	for c, want := range map[codes.Code]string{
-		codes.FailedPrecondition: "FAILED_PRECONDITION", codes.Canceled: "CANCELLED", codes.NotFound: "NOT_FOUND",
-		codes.ResourceExhausted: "RESOURCE_EXHAUSTED", codes.InvalidArgument: "INVALID_ARGUMENT",
-	} {
-		if got := statusName(c); got != want {
-			t.Errorf("statusName(%s) = %s", c, got)
-		}
-		if back, ok := parseStatusName(want); !ok || back != c {
-			t.Errorf("parseStatusName(%s) = %s", want, back)
-		}
-	}
-	if _, ok := parseStatusName("NOT_A_CODE"); ok {
-		t.Error("unknown code parsed")
-	}
-	e := newError(codes.AlreadyExists, "x").body(true)
-	detail, _ := e.Error.Details[0]["@type"].(string)
-	if e.Error.Code != 409 || e.Error.Status != "ALREADY_EXISTS" || !strings.Contains(detail, "RequestInfo") ||
-		len(e.Error.Errors) != 1 || e.Error.Errors[0] != (legacyErrorItem{Message: "x", Domain: "global", Reason: "alreadyExists"}) {
-		t.Errorf("error body %+v", e)
-	}
-	if e := newError(codes.AlreadyExists, "x").body(false); e.Error.Errors != nil {
-		t.Errorf("a plain google.rpc.Status has no errors list: %+v", e)
 	}
 }

@@ -1,10 +1,11 @@
-package emulator
+package rules
 
 import (
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
 )
 
@@ -45,7 +46,7 @@ var flexStartUnsupported = map[string]bool{"v4": true}
 
 // checkCapacityOptions applies the queued provisioning and flex-start rules that hold for every
 // node pool. np has its version resolved; machine is nil for a pool that is not a TPU pool.
-func checkCapacityOptions(np *containerpb.NodePool, machine *gketpu.MachineType) *apiError {
+func checkCapacityOptions(np *containerpb.NodePool, machine *gketpu.MachineType) *apierr.Error {
 	cfg := np.GetConfig()
 	a := np.GetAutoscaling()
 	if np.GetQueuedProvisioning().GetEnabled() {
@@ -56,18 +57,18 @@ func checkCapacityOptions(np *containerpb.NodePool, machine *gketpu.MachineType)
 		// words for the rules; GKE's own texts were not found, so the messages are the
 		// emulator's.
 		if !a.GetEnabled() {
-			return errInvalid("Node pool %q: queued provisioning requires autoscaling to be enabled.", np.Name)
+			return apierr.Invalid("Node pool %q: queued provisioning requires autoscaling to be enabled.", np.Name)
 		}
 		if a.GetEnabled() && (a.MinNodeCount != 0 || a.TotalMinNodeCount != 0) {
-			return errInvalid("Node pool %q: with queued provisioning the autoscaling minimum node count must be set to 0.", np.Name)
+			return apierr.Invalid("Node pool %q: with queued provisioning the autoscaling minimum node count must be set to 0.", np.Name)
 		}
 		if np.InitialNodeCount != 0 {
-			return errInvalid("Node pool %q: a node pool with queued provisioning must have initial_node_count 0, got %d.", np.Name, np.InitialNodeCount)
+			return apierr.Invalid("Node pool %q: a node pool with queued provisioning must have initial_node_count 0, got %d.", np.Name, np.InitialNodeCount)
 		}
 		// GKE's 400, in its words (hashicorp/terraform-provider-google#18341): an unset
 		// affinity is refused too, the request must say NO_RESERVATION.
 		if cfg.GetReservationAffinity().GetConsumeReservationType() != containerpb.ReservationAffinity_NO_RESERVATION {
-			return errInvalid("Queued_provisioning requires reservation affinity to be set to none")
+			return apierr.Invalid("Queued_provisioning requires reservation affinity to be set to none")
 		}
 		// Without flex-start GKE refuses queued provisioning for TPUs: "Queued_provisioning
 		// doesn't support TPUs" (two users' field notes, 2026: yangwhale/gpu-tpu-pedia
@@ -82,7 +83,7 @@ func checkCapacityOptions(np *containerpb.NodePool, machine *gketpu.MachineType)
 		// (AI-Hypercomputer/xpk#900): INFERRED to depend on GKE's rollout, of which no version is
 		// known, so the emulator models the later behaviour.
 		if machine != nil && !cfg.GetFlexStart() {
-			return errInvalid("Queued_provisioning doesn't support TPUs")
+			return apierr.Invalid("Queued_provisioning doesn't support TPUs")
 		}
 	}
 	if cfg.GetFlexStart() {
@@ -90,22 +91,22 @@ func checkCapacityOptions(np *containerpb.NodePool, machine *gketpu.MachineType)
 		// and its Chinese edition, 2026): "Flex start node pools require autoscaling enabled."
 		// and "Flex start node pools require initial node count to be set to 0.".
 		if !a.GetEnabled() {
-			return errInvalid("Flex start node pools require autoscaling enabled.")
+			return apierr.Invalid("Flex start node pools require autoscaling enabled.")
 		}
 		if np.InitialNodeCount != 0 {
-			return errInvalid("Flex start node pools require initial node count to be set to 0.")
+			return apierr.Invalid("Flex start node pools require initial node count to be set to 0.")
 		}
 		// Seven days at most (provisioning-model page); the message is the emulator's.
 		if d := cfg.GetMaxRunDuration(); d != nil && d.AsDuration() > flexStartMaxRun {
-			return errInvalid("Node pool %q: max_run_duration %s is longer than flex-start allows (at most 7 days, 604800s).", np.Name, d.AsDuration())
+			return apierr.Invalid("Node pool %q: max_run_duration %s is longer than flex-start allows (at most 7 days, 604800s).", np.Name, d.AsDuration())
 		}
 		if machine != nil {
 			g := machine.Generation
 			if flexStartUnsupported[g.Name] {
-				return errInvalid("Node pool %q: flex-start does not support TPU %s (TPU v3 and v4 are not supported).", np.Name, g.Name)
+				return apierr.Invalid("Node pool %q: flex-start does not support TPU %s (TPU v3 and v4 are not supported).", np.Name, g.Name)
 			}
-			if versionLess(np.Version, flexStartTPUMinVersion) {
-				return errInvalid("Node pool %q: flex-start TPU node pools require GKE version %s or later; the node version is %s.",
+			if VersionLess(np.Version, flexStartTPUMinVersion) {
+				return apierr.Invalid("Node pool %q: flex-start TPU node pools require GKE version %s or later; the node version is %s.",
 					np.Name, flexStartTPUMinVersion, np.Version)
 			}
 		}
@@ -135,13 +136,13 @@ func normalizeCapacityOptions(np *containerpb.NodePool) {
 	}
 }
 
-// checkSetSize refuses what GKE refuses in SetNodePoolSize before any other rule. For a queued
+// CheckSetSize refuses what GKE refuses in SetNodePoolSize before any other rule. For a queued
 // provisioning pool, GKE's 400 INVALID_ARGUMENT in its words (the k8s-config-connector
 // containernodepool-queuedprovisioning _http.log above): "Manual resizing of queued provisioning
 // node pool (NAME) to a value other than 0 is not allowed.".
-func checkSetSize(p *nodePool, count int32) *apiError {
+func CheckSetSize(p *NodePool, count int32) *apierr.Error {
 	if p.PB.GetQueuedProvisioning().GetEnabled() && count != 0 {
-		return errInvalid("Manual resizing of queued provisioning node pool (%s) to a value other than 0 is not allowed.", p.PB.Name)
+		return apierr.Invalid("Manual resizing of queued provisioning node pool (%s) to a value other than 0 is not allowed.", p.PB.Name)
 	}
 	return nil
 }

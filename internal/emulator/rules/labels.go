@@ -1,4 +1,4 @@
-package emulator
+package rules
 
 import (
 	"sort"
@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
 )
 
 // Labels: resource labels (Cluster.resource_labels, NodeConfig.resource_labels), which are Google
@@ -22,7 +24,7 @@ const (
 	maxResourceLabelBytes = 63
 )
 
-// validateResourceLabels applies Google's label requirements (the page above): "Keys have a
+// ValidateResourceLabels applies Google's label requirements (the page above): "Keys have a
 // minimum length of 1 character", "Keys and values can contain only lowercase letters, numeric
 // characters, underscores, and dashes. All characters must use UTF-8 encoding, and international
 // characters are allowed", and "Keys must start with a lowercase letter or international
@@ -35,25 +37,25 @@ const (
 // characters are allowed.` (kyma-project/kyma#4307) and `Resource_labels.value must be less than
 // 63 bytes.` (cilium/cilium#40251). The texts for keys, for too many labels and the field name of
 // node pool labels follow them but are the emulator's.
-func validateResourceLabels(field string, labels map[string]string) *apiError {
+func ValidateResourceLabels(field string, labels map[string]string) *apierr.Error {
 	if len(labels) > maxResourceLabels {
-		return errInvalid("Invalid field '%s': %d labels. A resource can have at most %d labels.", field, len(labels), maxResourceLabels)
+		return apierr.Invalid("Invalid field '%s': %d labels. A resource can have at most %d labels.", field, len(labels), maxResourceLabels)
 	}
 	for _, k := range sortedKeys(labels) {
 		v := labels[k]
 		switch {
 		case k == "":
-			return errInvalid("Invalid field '%s.key': \"\". Label keys must not be empty.", field)
+			return apierr.Invalid("Invalid field '%s.key': \"\". Label keys must not be empty.", field)
 		case len(k) > maxResourceLabelBytes:
-			return errInvalid("Resource_labels.key must be less than 63 bytes.")
+			return apierr.Invalid("Resource_labels.key must be less than 63 bytes.")
 		case !labelKeyStart(k) || !labelChars(k):
-			return errInvalid("Invalid field '%s.key': %q. It must start with a lowercase letter or an international character and "+
+			return apierr.Invalid("Invalid field '%s.key': %q. It must start with a lowercase letter or an international character and "+
 				"only contain lowercase letters ([a-z]), numeric characters ([0-9]), underscores (_) and dashes (-). "+
 				"International characters are allowed.", field, k)
 		case len(v) > maxResourceLabelBytes:
-			return errInvalid("Resource_labels.value must be less than 63 bytes.")
+			return apierr.Invalid("Resource_labels.value must be less than 63 bytes.")
 		case !labelChars(v):
-			return errInvalid("Invalid field '%s.value': %q. It must only contain lowercase letters ([a-z]), numeric characters ([0-9]), "+
+			return apierr.Invalid("Invalid field '%s.value': %q. It must only contain lowercase letters ([a-z]), numeric characters ([0-9]), "+
 				"underscores (_) and dashes (-). International characters are allowed.", field, v)
 		}
 	}
@@ -107,23 +109,22 @@ var (
 // ending with an alphanumeric character", prefix "a DNS subdomain", values "63 characters or
 // less (can be empty)": https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/
 // #syntax-and-character-set, checked with k8s.io/apimachinery's validation, whose messages the
-// emulator quotes; GKE's own words for a bad key were not found) and GKE's refusal of labels in
-// the Kubernetes namespaces: `Applying kubernetes label is not allowed:
-// node-role.kubernetes.io/presslabs-sys.` (hashicorp/terraform-provider-google#6003,
+// emulator quotes; GKE's own words for a bad key were not found) and GKE's refusal of labels in the Kubernetes namespaces: `Applying kubernetes label is
+// not allowed: node-role.kubernetes.io/presslabs-sys.` (hashicorp/terraform-provider-google#6003,
 // bitpoke/stack#86). Which kubernetes.io labels GKE takes is INFERRED from the kubelet's rule
 // (kubeletLabels): GKE's refusals on record (node-role.kubernetes.io, and
 // node-restriction.kubernetes.io in AkihiroSuda/instance-per-pod#1) are labels the kubelet
 // refuses too; whether GKE takes the ones the kubelet allows was not found.
-func validateNodeLabels(labels map[string]string) *apiError {
+func validateNodeLabels(labels map[string]string) *apierr.Error {
 	for _, k := range sortedKeys(labels) {
 		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
-			return errInvalid("Invalid value for field 'node_pool.config.labels': label key %q: %s.", k, strings.Join(msgs, "; "))
+			return apierr.Invalid("Invalid value for field 'node_pool.config.labels': label key %q: %s.", k, strings.Join(msgs, "; "))
 		}
 		if msgs := validation.IsValidLabelValue(labels[k]); len(msgs) > 0 {
-			return errInvalid("Invalid value for field 'node_pool.config.labels': label %q value %q: %s.", k, labels[k], strings.Join(msgs, "; "))
+			return apierr.Invalid("Invalid value for field 'node_pool.config.labels': label %q value %q: %s.", k, labels[k], strings.Join(msgs, "; "))
 		}
 		if kubernetesNamespace(k) && !kubeletAllowed(k) {
-			return errInvalid("Applying kubernetes label is not allowed: %s.", k)
+			return apierr.Invalid("Applying kubernetes label is not allowed: %s.", k)
 		}
 	}
 	return nil

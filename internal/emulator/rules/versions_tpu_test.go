@@ -1,4 +1,4 @@
-package emulator
+package rules
 
 import (
 	"testing"
@@ -12,7 +12,7 @@ func TestGKEVersionsMatchInternalTPU(t *testing.T) {
 		"1.34", "1.34.1", "1.31.2-gke.1115000", "1.31.3-gke.100", "1.32.0-gke.1", "1.31.10-gke.9", "1.31.9-gke.10",
 		"v1.34", "1.34.0-gke.", "1.34-gke.1", "01.34", "1.+3", "1.34.0-GKE.1", "1.34.0-gke.01", "1.34.0-rc.1",
 		"banana", "", "1", "1.2.3.4", "1..2", "-1.2",
-	}, gkeVersions...)
+	}, GKEVersions...)
 	var valid []string
 	for _, s := range inputs {
 		ours, ok := parseGKEVersion(s)
@@ -33,13 +33,13 @@ func TestGKEVersionsMatchInternalTPU(t *testing.T) {
 	for _, a := range valid {
 		for _, b := range valid {
 			want := tpu.MustParseVersion(a).Compare(tpu.MustParseVersion(b)) < 0
-			if got := versionLess(a, b); got != want {
+			if got := VersionLess(a, b); got != want {
 				t.Errorf("versionLess(%q, %q) = %v, internal/tpu says %v", a, b, got, want)
 			}
 		}
 	}
-	if !versionLess("1.31.2-gke.1115000", "1.31.3-gke.100") || !versionLess("1.31.3-gke.100", "1.32.0-gke.1") ||
-		!versionLess("1.31.9-gke.10", "1.31.10-gke.9") {
+	if !VersionLess("1.31.2-gke.1115000", "1.31.3-gke.100") || !VersionLess("1.31.3-gke.100", "1.32.0-gke.1") ||
+		!VersionLess("1.31.9-gke.10", "1.31.10-gke.9") {
 		t.Error("GKE versions compare numerically, part by part")
 	}
 }

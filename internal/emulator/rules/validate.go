@@ -1,13 +1,13 @@
-package emulator
+package rules
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/machines"
 )
@@ -15,48 +15,48 @@ import (
 // GKE's name rule for clusters and node pools, and its message for a name that breaks it.
 var nameRE = regexp.MustCompile(`^[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?$`)
 
-func validateName(field, name string) *apiError {
+func ValidateName(field, name string) *apierr.Error {
 	if nameRE.MatchString(name) {
 		return nil
 	}
-	return errInvalid("Invalid value for field %q: %q. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)' "+
+	return apierr.Invalid("Invalid value for field %q: %q. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)' "+
 		"(only alphanumerics and '-' allowed, must start with a letter and end with an alphanumeric, and must be no "+
 		"longer than 40 characters).", field, name)
 }
 
 var locationRE = regexp.MustCompile(`^[a-z]+-[a-z]+[0-9]+(-[a-z])?$`)
 
-func validateLocation(loc string) *apiError {
+func ValidateLocation(loc string) *apierr.Error {
 	if !locationRE.MatchString(loc) {
-		return errInvalid("Location %q does not exist.", loc)
+		return apierr.Invalid("Location %q does not exist.", loc)
 	}
 	return nil
 }
 
-// poolPlan is a validated node pool request.
-type poolPlan struct {
-	pool *nodePool
+// PoolPlan is a validated node pool request.
+type PoolPlan struct {
+	Pool *NodePool
 }
 
-// clusterFacts is what node pool validation needs to know about its cluster.
-type clusterFacts struct {
-	location      string
-	locations     []string // the cluster's node zones
-	masterVersion string
-	// channel is the cluster's release channel (checkManagement).
-	channel containerpb.ReleaseChannel_Channel
-	// policies resolves placementPolicy.policyName; nil when not enforced (checkPlacementPolicy).
-	policies policyLookup
+// ClusterFacts is what node pool validation needs to know about its cluster.
+type ClusterFacts struct {
+	Location      string
+	Locations     []string // the cluster's node zones
+	MasterVersion string
+	// Channel is the cluster's release channel (CheckManagement).
+	Channel containerpb.ReleaseChannel_Channel
+	// Policies resolves placementPolicy.policyName; nil when not enforced (checkPlacementPolicy).
+	Policies PolicyLookup
 }
 
-// planNodePool validates a node pool as GKE does (TPU rules from gketpu's tables) and returns it
+// PlanNodePool validates a node pool as GKE does (TPU rules from gketpu's tables) and returns it
 // normalized as GKE reports it, in PROVISIONING.
-func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiError) {
+func PlanNodePool(cf ClusterFacts, in *containerpb.NodePool) (*PoolPlan, *apierr.Error) {
 	if in == nil {
-		return nil, errInvalid("Node pool is required.")
+		return nil, apierr.Invalid("Node pool is required.")
 	}
-	np := cloneNodePool(in)
-	if err := validateName("node_pool.name", np.Name); err != nil {
+	np := proto.Clone(in).(*containerpb.NodePool)
+	if err := ValidateName("node_pool.name", np.Name); err != nil {
 		return nil, err
 	}
 	if np.Config == nil {
@@ -82,32 +82,32 @@ func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiErr
 	if err := validateNodeLabels(cfg.Labels); err != nil {
 		return nil, err
 	}
-	if err := validateResourceLabels("node_pool.config.resource_labels", cfg.ResourceLabels); err != nil {
+	if err := ValidateResourceLabels("node_pool.config.resource_labels", cfg.ResourceLabels); err != nil {
 		return nil, err
 	}
 
 	zones := np.Locations
 	if len(zones) == 0 {
-		zones = cf.locations
+		zones = cf.Locations
 	}
 	for _, z := range zones {
-		if !isZone(z) || zoneRegion(z) != zoneRegion(cf.location) {
-			return nil, errInvalid("Node pool %q: location %q is not a zone of the cluster's region %q.", np.Name, z, zoneRegion(cf.location))
+		if !IsZone(z) || ZoneRegion(z) != ZoneRegion(cf.Location) {
+			return nil, apierr.Invalid("Node pool %q: location %q is not a zone of the cluster's region %q.", np.Name, z, ZoneRegion(cf.Location))
 		}
 	}
 	np.Locations = append([]string(nil), zones...)
 
-	version, verr := resolveNodeVersion(np.Version, cf.masterVersion)
+	version, verr := resolveNodeVersion(np.Version, cf.MasterVersion)
 	if verr != nil {
 		return nil, verr
 	}
 	np.Version = version
 
 	if np.InitialNodeCount < 0 {
-		return nil, errInvalid("Node pool %q: initial_node_count must not be negative.", np.Name)
+		return nil, apierr.Invalid("Node pool %q: initial_node_count must not be negative.", np.Name)
 	}
-	pool := &nodePool{PB: np, UID: randomHex(8), Zones: zones, NodeCount: int(np.InitialNodeCount)}
-	plan := &poolPlan{pool: pool}
+	pool := &NodePool{PB: np, UID: RandomHex(8), Zones: zones, NodeCount: int(np.InitialNodeCount)}
+	plan := &PoolPlan{Pool: pool}
 
 	machine, isTPU := gketpu.LookupMachineType(cfg.MachineType)
 	if err := checkPlacementPolicy(cf, np, machine); err != nil {
@@ -119,53 +119,53 @@ func planNodePool(cf clusterFacts, in *containerpb.NodePool) (*poolPlan, *apiErr
 	if err := checkCapacityOptions(np, machine); err != nil {
 		return nil, err
 	}
-	if err := checkManagement(cf.channel, np); err != nil {
+	if err := CheckManagement(cf.Channel, np); err != nil {
 		return nil, err
 	}
 	if !isTPU {
 		if _, ok := machines.Lookup(cfg.MachineType); !ok {
-			return nil, errInvalid("Machine type %q does not exist in zone %q.", cfg.MachineType, zones[0])
+			return nil, apierr.Invalid("Machine type %q does not exist in zone %q.", cfg.MachineType, zones[0])
 		}
 		if np.PlacementPolicy.GetTpuTopology() != "" {
-			return nil, errInvalid("TPU topology can only be specified for TPU machine types; %q is not one.", cfg.MachineType)
+			return nil, apierr.Invalid("TPU topology can only be specified for TPU machine types; %q is not one.", cfg.MachineType)
 		}
-		normalizeNodePool(plan.pool)
+		normalizeNodePool(plan.Pool)
 		return plan, nil
 	}
 
 	if err := planTPU(plan, np, machine); err != nil {
 		return nil, err
 	}
-	normalizeNodePool(plan.pool)
+	normalizeNodePool(plan.Pool)
 	return plan, nil
 }
 
 // planTPU applies GKE's TPU node pool rules: the slice the machine type and topology make
 // (gketpu), the generation's minimum version, and for a multi-host slice one zone, one node per
 // host and its placement.
-func planTPU(plan *poolPlan, np *containerpb.NodePool, machine *gketpu.MachineType) *apiError {
+func planTPU(plan *PoolPlan, np *containerpb.NodePool, machine *gketpu.MachineType) *apierr.Error {
 	cfg := np.Config
 	pp := np.PlacementPolicy
 	slice, err := machine.Slice(pp.GetTpuTopology())
 	if err != nil {
-		return errInvalid("%s", err.Error())
+		return apierr.Invalid("%s", err.Error())
 	}
 	g := machine.Generation
-	if g.MinGKEVersion != "" && versionLess(np.Version, g.MinGKEVersion) {
-		return errInvalid("Node pool %q: TPU %s (machine type %s) requires GKE version %s or later; the node version is %s.",
+	if g.MinGKEVersion != "" && VersionLess(np.Version, g.MinGKEVersion) {
+		return apierr.Invalid("Node pool %q: TPU %s (machine type %s) requires GKE version %s or later; the node version is %s.",
 			np.Name, g.Name, cfg.MachineType, g.MinGKEVersion, np.Version)
 	}
-	pool := plan.pool
+	pool := plan.Pool
 	queued := np.QueuedProvisioning.GetEnabled()
 	if slice.MultiHost {
 		if len(pool.Zones) != 1 {
-			return errInvalid("Node pool %q: a multi-host TPU slice node pool must be in exactly one zone, got %d (%s).",
+			return apierr.Invalid("Node pool %q: a multi-host TPU slice node pool must be in exactly one zone, got %d (%s).",
 				np.Name, len(pool.Zones), strings.Join(pool.Zones, ", "))
 		}
 		// A queued provisioning or flex-start slice starts empty (checkCapacityOptions); any other
 		// starts whole.
 		if !queued && !cfg.GetFlexStart() && int(np.InitialNodeCount) != slice.Hosts {
-			return errInvalid("Node pool %q: the node count of a multi-host TPU slice node pool must equal the number of hosts of "+
+			return apierr.Invalid("Node pool %q: the node count of a multi-host TPU slice node pool must equal the number of hosts of "+
 				"its topology: TPU topology %s on machine type %s needs %d nodes, got %d.",
 				np.Name, slice.Topology, cfg.MachineType, slice.Hosts, np.InitialNodeCount)
 		}
@@ -178,11 +178,11 @@ func planTPU(plan *poolPlan, np *containerpb.NodePool, machine *gketpu.MachineTy
 				// request and the pool went to ERROR; the emulator answers 400 at once, because
 				// its requests are validated before an operation exists, and the caller learns
 				// the same cause either way.
-				return errInvalid("Creation of a managed instance group with %s machine type with placement policy is not supported. "+
+				return apierr.Invalid("Creation of a managed instance group with %s machine type with placement policy is not supported. "+
 					"Use workload policy instead.", cfg.MachineType)
 			}
 			if pp.GetPolicyName() == "" {
-				return errInvalid("Node pool %q: a multi-host %s TPU slice needs a workload policy: set placementPolicy.policyName "+
+				return apierr.Invalid("Node pool %q: a multi-host %s TPU slice needs a workload policy: set placementPolicy.policyName "+
 					"to a HIGH_THROUGHPUT workload policy with accelerator topology %s.", np.Name, g.Name, slice.Topology)
 			}
 			// GKE reports the policy and the topology with an empty type.
@@ -198,9 +198,9 @@ func planTPU(plan *poolPlan, np *containerpb.NodePool, machine *gketpu.MachineTy
 }
 
 // normalizeNodePool fills what GKE adds to every node pool.
-func normalizeNodePool(p *nodePool) {
+func normalizeNodePool(p *NodePool) {
 	np := p.PB
-	setReservedLabels(p)
+	SetReservedLabels(p)
 	normalizeCapacityOptions(np)
 	normalizeAutoscaling(np)
 	if np.Management == nil {
@@ -216,33 +216,16 @@ func normalizeNodePool(p *nodePool) {
 		np.PodIpv4CidrSize = 24
 	}
 	np.Status = containerpb.NodePool_PROVISIONING
-	np.Etag = randomHex(8)
+	np.Etag = RandomHex(8)
 }
 
-// checkRayVersion refuses the Ray Operator add-on below its minimum cluster version.
-func checkRayVersion(addons *containerpb.AddonsConfig, version string) *apiError {
+// CheckRayVersion refuses the Ray Operator add-on below its minimum cluster version.
+func CheckRayVersion(addons *containerpb.AddonsConfig, version string) *apierr.Error {
 	if !addons.GetRayOperatorConfig().GetEnabled() {
 		return nil
 	}
-	if floor := gketpu.RayOperatorMinVersion(); versionLess(version, floor) {
-		return errInvalid("The Ray Operator add-on requires GKE version %s or later; the cluster version is %s.", floor, version)
+	if floor := gketpu.RayOperatorMinVersion(); VersionLess(version, floor) {
+		return apierr.Invalid("The Ray Operator add-on requires GKE version %s or later; the cluster version is %s.", floor, version)
 	}
 	return nil
-}
-
-// errAlreadyExists and errClusterNotFound use GKE's wording.
-func errAlreadyExists(name string) *apiError {
-	return newError(codes.AlreadyExists, "Already exists: %s.", name)
-}
-
-func errClusterNotFound(n resourceName) *apiError {
-	return errNotFound("Not found: %s.", n.clusterKey())
-}
-
-func errPoolNotFound(n resourceName) *apiError {
-	return errNotFound("Not found: %s.", n.poolKey())
-}
-
-func quotaName(gen string) string {
-	return fmt.Sprintf("TPU_%s_CHIPS", strings.ToUpper(gen))
 }

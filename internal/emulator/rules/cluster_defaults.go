@@ -1,12 +1,13 @@
-package emulator
+package rules
 
 import (
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/protobuf/proto"
 )
 
-// fillClusterDefaults fills what GKE reports on a new cluster beyond the request, so that a
+// FillClusterDefaults fills what GKE reports on a new cluster beyond the request, so that a
 // client that reads the cluster back (terraform-provider-google's resourceContainerClusterRead
 // sets every field it reads) finds what GKE would have said. The shape follows a recorded GKE
 // response, GoogleCloudPlatform/k8s-config-connector@239fb579:pkg/test/resourcefixture/testdata/
@@ -18,8 +19,8 @@ import (
 // monitoringConfig (SYSTEM_COMPONENTS, managed Prometheus), securityPostureConfig BASIC,
 // enterpriseConfig STANDARD, the add-ons GKE turns on (Compute Engine persistent disk CSI driver)
 // and off (dashboard, network policy), and nodeConfig, the default pool's configuration.
-func fillClusterDefaults(pb *containerpb.Cluster, project string, pools []*containerpb.NodePool) {
-	region := zoneRegion(pb.Location)
+func FillClusterDefaults(pb *containerpb.Cluster, project string, pools []*containerpb.NodePool) {
+	region := ZoneRegion(pb.Location)
 	if pb.NetworkConfig == nil {
 		pb.NetworkConfig = &containerpb.NetworkConfig{}
 	}
@@ -123,7 +124,7 @@ func fillClusterDefaults(pb *containerpb.Cluster, project string, pools []*conta
 		a.NetworkPolicyConfig = &containerpb.NetworkPolicyConfig{Disabled: true}
 	}
 	if len(pools) > 0 && pools[0].Config != nil {
-		pb.NodeConfig = cloneMsg(pools[0].Config) //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
+		pb.NodeConfig = proto.Clone(pools[0].Config).(*containerpb.NodeConfig) //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	}
 }
 

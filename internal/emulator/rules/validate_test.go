@@ -1,4 +1,4 @@
-package emulator
+package rules
 
 import (
 	"strings"
@@ -10,9 +10,9 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
-// planNodePool on its own, against the emulator's TPU tables.
+// PlanNodePool on its own, against the emulator's TPU tables.
 func TestPlanTPUNodePools(t *testing.T) {
-	cf := clusterFacts{location: testZone, locations: []string{testZone}, masterVersion: gkeVersions[0]}
+	cf := ClusterFacts{Location: testZone, Locations: []string{testZone}, MasterVersion: GKEVersions[0]}
 	pool := func(machine string, nodes int32, pp *containerpb.NodePool_PlacementPolicy, version string) *containerpb.NodePool {
 		return &containerpb.NodePool{Name: "p", InitialNodeCount: nodes, PlacementPolicy: pp, Version: version,
 			Config: &containerpb.NodeConfig{MachineType: machine}}
@@ -20,7 +20,7 @@ func TestPlanTPUNodePools(t *testing.T) {
 	compact := func(topology string) *containerpb.NodePool_PlacementPolicy {
 		return &containerpb.NodePool_PlacementPolicy{Type: containerpb.NodePool_PlacementPolicy_COMPACT, TpuTopology: topology}
 	}
-	oldest := gkeVersions[len(gkeVersions)-1]
+	oldest := GKEVersions[len(GKEVersions)-1]
 	ok := []struct {
 		np                        *containerpb.NodePool
 		generation, accelerator   string
@@ -30,7 +30,7 @@ func TestPlanTPUNodePools(t *testing.T) {
 	}{
 		{pool("ct6e-standard-8t", 1, nil, ""), "v6e", "tpu-v6e-slice", "2x4", 8, 1, false, false},
 		{pool("ct6e-standard-4t", 2, compact("2x4"), ""), "v6e", "tpu-v6e-slice", "2x4", 4, 2, true, false},
-		// xpk's v5litepod-8 (see gketpu/rules.txt).
+		// xpk's v5litepod-8 (see gketpu/txt).
 		{pool("ct5lp-hightpu-4t", 2, compact("2x4"), ""), "v5e", "tpu-v5-lite-podslice", "2x4", 4, 2, true, false},
 		// v4 dimensions come in any order, and the topology is kept as written.
 		{pool("ct4p-hightpu-4t", 32, compact("8x4x4"), ""), "v4", "tpu-v4-podslice", "8x4x4", 4, 32, true, false},
@@ -43,12 +43,12 @@ func TestPlanTPUNodePools(t *testing.T) {
 		{pool("tpu7x-standard-1t", 1, nil, ""), "tpu7x", "tpu7x", "1x1x1", 1, 1, false, false},
 	}
 	for _, tc := range ok {
-		plan, err := planNodePool(cf, tc.np)
+		plan, err := PlanNodePool(cf, tc.np)
 		if err != nil {
 			t.Errorf("%s %s: %v", tc.np.Config.MachineType, tc.np.PlacementPolicy.GetTpuTopology(), err)
 			continue
 		}
-		p := plan.pool
+		p := plan.Pool
 		if p.Generation != tc.generation || p.Accelerator != tc.accelerator || p.Topology != tc.topology ||
 			p.ChipsPerNode != tc.chips || p.NodeCount != tc.nodes || p.MultiHost != tc.multiHost {
 			t.Errorf("%s %s: pool %+v", tc.np.Config.MachineType, tc.topology, p)
@@ -75,7 +75,7 @@ func TestPlanTPUNodePools(t *testing.T) {
 		{pool("ct9-hightpu-4t", 1, nil, ""), "does not exist"},
 	}
 	for _, tc := range bad {
-		_, err := planNodePool(cf, tc.np)
+		_, err := PlanNodePool(cf, tc.np)
 		if err == nil || !strings.Contains(err.Message, tc.msg) {
 			t.Errorf("%s %s: %v, want %q", tc.np.Config.MachineType, tc.np.PlacementPolicy.GetTpuTopology(), err, tc.msg)
 		}
@@ -86,13 +86,13 @@ func TestPlanTPUNodePools(t *testing.T) {
 // unverified minimums for those lie below every version the emulator offers, so the gap changes
 // no answer.
 func TestUnsourcedMinimumsAreBelowOfferedVersions(t *testing.T) {
-	oldest := gkeVersions[len(gkeVersions)-1]
+	oldest := GKEVersions[len(GKEVersions)-1]
 	for _, tg := range tpu.Generations() {
 		g, err := gketpu.LookupGeneration(tg.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.MinGKEVersion == "" && !versionLess(tg.MinGKEVersion.String(), oldest) {
+		if g.MinGKEVersion == "" && !VersionLess(tg.MinGKEVersion.String(), oldest) {
 			t.Errorf("%s: internal/tpu's minimum %s is not below the oldest offered version %s", tg.Name, tg.MinGKEVersion, oldest)
 		}
 	}
@@ -100,10 +100,10 @@ func TestUnsourcedMinimumsAreBelowOfferedVersions(t *testing.T) {
 
 func TestRayOperatorMinimum(t *testing.T) {
 	ray := &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: true}}
-	if err := checkRayVersion(ray, "1.30.0-gke.1167000"); err == nil || !strings.Contains(err.Message, "requires GKE version 1.30.0-gke.1747000") {
+	if err := CheckRayVersion(ray, "1.30.0-gke.1167000"); err == nil || !strings.Contains(err.Message, "requires GKE version 1.30.0-gke.1747000") {
 		t.Errorf("below the minimum: %v", err)
 	}
-	if err := checkRayVersion(ray, "1.30.0-gke.1747000"); err != nil {
+	if err := CheckRayVersion(ray, "1.30.0-gke.1747000"); err != nil {
 		t.Errorf("at the minimum: %v", err)
 	}
 }

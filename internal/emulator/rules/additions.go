@@ -1,10 +1,11 @@
-package emulator
+package rules
 
 import (
 	"sort"
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/protobuf/proto"
 )
 
 // What GKE adds to a node pool beyond what it was sent: the resource labels it reserves, and the
@@ -51,7 +52,7 @@ func provisioningModel(cfg *containerpb.NodeConfig) string {
 // and a multi-host slice's goog-gke-tpu-node-pool-type is "multi-host" (the same read-back, and a
 // design note read from the live API: "multi-host" on a multi-host pool, empty on a ct6e-standard-1t
 // pool, which the emulator leaves out).
-func reservedNodePoolLabels(p *nodePool) map[string]string {
+func reservedNodePoolLabels(p *NodePool) map[string]string {
 	labels := map[string]string{labelProvisioningModel: provisioningModel(p.PB.GetConfig())}
 	if p.Accelerator != "" {
 		labels[labelAcceleratorType] = p.Accelerator
@@ -62,9 +63,9 @@ func reservedNodePoolLabels(p *nodePool) map[string]string {
 	return labels
 }
 
-// setReservedLabels gives p's configuration GKE's reserved labels and drops any other label in
+// SetReservedLabels gives p's configuration GKE's reserved labels and drops any other label in
 // their namespace: a client cannot set, change or remove them, GKE reconciles them.
-func setReservedLabels(p *nodePool) {
+func SetReservedLabels(p *NodePool) {
 	cfg := p.PB.Config
 	labels := map[string]string{}
 	for k, v := range cfg.ResourceLabels {
@@ -78,12 +79,12 @@ func setReservedLabels(p *nodePool) {
 	cfg.ResourceLabels = labels
 }
 
-// defaultOAuthScopes are the scopes of nodes created without any, GKE's "gke-default" set: sent as
+// DefaultOAuthScopes are the scopes of nodes created without any, GKE's "gke-default" set: sent as
 // no oauthScopes, read back as these six (k8s-config-connector@cdb85ecf containernodepool/
 // _http.log); terraform-provider-google sends the same list itself ("Matches gke-default scope",
 // node_config.go defaultOauthScopes). Reported in alphabetical order, as in every recorded GKE
 // answer (the order itself is INFERRED).
-var defaultOAuthScopes = []string{
+var DefaultOAuthScopes = []string{
 	"https://www.googleapis.com/auth/devstorage.read_only",
 	"https://www.googleapis.com/auth/logging.write",
 	"https://www.googleapis.com/auth/monitoring",
@@ -96,20 +97,20 @@ var defaultOAuthScopes = []string{
 // alphabetical order (INFERRED, as above).
 func nodeOAuthScopes(sent []string) []string {
 	if len(sent) == 0 {
-		return append([]string(nil), defaultOAuthScopes...)
+		return append([]string(nil), DefaultOAuthScopes...)
 	}
 	out := append([]string(nil), sent...)
 	sort.Strings(out)
 	return out
 }
 
-// monitoringScope is the scope GKE adds to auto-provisioned node pools' defaults that lack one:
+// MonitoringScope is the scope GKE adds to auto-provisioned node pools' defaults that lack one:
 // sent [devstorage.read_only, logging.write], read back with .../auth/monitoring added
 // (k8s-config-connector@cdb85ecf containercluster-autoscaling-basic/_http.log).
 // terraform-provider-google suppresses the difference as "unremovable default scope values from
 // GCP" (resource_container_cluster.go containerClusterAddedScopesSuppress, which names
 // monitoring.write, the scope of older answers).
-const monitoringScope = "https://www.googleapis.com/auth/monitoring"
+const MonitoringScope = "https://www.googleapis.com/auth/monitoring"
 
 // autoprovisioningOAuthScopes is what GKE reports for the scopes of auto-provisioning defaults:
 // the defaults for none; else the scopes sent, with the monitoring scope added unless they hold a
@@ -121,24 +122,24 @@ func autoprovisioningOAuthScopes(sent []string) []string {
 	}
 	for _, s := range out {
 		switch s {
-		case monitoringScope, monitoringScope + ".write", "https://www.googleapis.com/auth/cloud-platform":
+		case MonitoringScope, MonitoringScope + ".write", "https://www.googleapis.com/auth/cloud-platform":
 			return out
 		}
 	}
-	return nodeOAuthScopes(append(out, monitoringScope))
+	return nodeOAuthScopes(append(out, MonitoringScope))
 }
 
-// reportedClusterAutoscaling is Cluster.autoscaling as GKE reports what was sent (nil for nothing):
+// ReportedClusterAutoscaling is Cluster.autoscaling as GKE reports what was sent (nil for nothing):
 // autoscalingProfile BALANCED and the auto-provisioning defaults filled in, node auto-provisioning
 // on or off (k8s-config-connector@cdb85ecf: containernodepool/_http.log, a cluster sent
 // {"enableNodeAutoprovisioning": false}, read back with autoprovisioningNodePoolDefaults {imageType
 // COS_CONTAINERD, management, oauthScopes (the six defaults), serviceAccount default} and
 // autoscalingProfile BALANCED; containercluster-autoscaling-basic/_http.log, with it on: diskSizeGb
 // 100 and upgradeSettings strategy SURGE too, and the monitoring scope added).
-func reportedClusterAutoscaling(sent *containerpb.ClusterAutoscaling) *containerpb.ClusterAutoscaling {
+func ReportedClusterAutoscaling(sent *containerpb.ClusterAutoscaling) *containerpb.ClusterAutoscaling {
 	a := &containerpb.ClusterAutoscaling{}
 	if sent != nil {
-		a = cloneMsg(sent)
+		a = proto.Clone(sent).(*containerpb.ClusterAutoscaling)
 	}
 	if a.AutoscalingProfile == containerpb.ClusterAutoscaling_PROFILE_UNSPECIFIED {
 		a.AutoscalingProfile = containerpb.ClusterAutoscaling_BALANCED

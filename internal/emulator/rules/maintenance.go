@@ -1,11 +1,13 @@
-package emulator
+package rules
 
 import (
 	"sort"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
 )
 
 // Maintenance policies (containerpb MaintenancePolicy): a daily or recurring window and
@@ -38,45 +40,17 @@ const (
 	maintHorizon         = 366 * 1440 // minutes a window is followed for
 )
 
-// admitMaintenancePolicy checks a new cluster's policy (after its defaults) and gives it its first
+// AdmitMaintenancePolicy checks a new cluster's policy (after its defaults) and gives it its first
 // resource version, as GKE reports one on every cluster.
-func admitMaintenancePolicy(pb *containerpb.Cluster, now time.Time) *apiError {
-	if err := checkMaintenancePolicy(pb.MaintenancePolicy, inReleaseChannel(pb), now); err != nil {
+func AdmitMaintenancePolicy(pb *containerpb.Cluster, now time.Time) *apierr.Error {
+	if err := CheckMaintenancePolicy(pb.MaintenancePolicy, InReleaseChannel(pb), now); err != nil {
 		return err
 	}
-	pb.MaintenancePolicy = storedMaintenancePolicy(pb.MaintenancePolicy)
+	pb.MaintenancePolicy = StoredMaintenancePolicy(pb.MaintenancePolicy)
 	return nil
 }
 
-// setMaintenancePolicy serves SetMaintenancePolicy. The request must carry the policy's current
-// resource version ("Make a get() request to the cluster to get the current resource version and
-// include it with requests to set the policy", containerpb MaintenancePolicy.resource_version). A
-// stale one is a read-modify-write conflict: 409 ABORTED, as Google's API design guide assigns
-// ("Concurrency conflict, such as read-modify-write conflict", cloud.google.com/apis/design/errors);
-// GKE's own text for it was not found.
-func (e *Emulator) setMaintenancePolicy(n resourceName, body []byte) (*containerpb.Operation, *apiError) {
-	var req containerpb.SetMaintenancePolicyRequest
-	if err := decodeBody(body, &req); err != nil {
-		return nil, err
-	}
-	if req.MaintenancePolicy == nil {
-		return nil, errInvalid("Maintenance policy is required.")
-	}
-	return e.reconcileCluster(n, func(c *cluster) (func(), containerpb.Operation_Type, *apiError) {
-		current := c.PB.GetMaintenancePolicy()
-		if got, want := req.MaintenancePolicy.GetResourceVersion(), current.GetResourceVersion(); got != want {
-			return nil, 0, newError(codes.Aborted, "Maintenance policy resource version %q does not match the cluster's current "+
-				"version %q: the policy changed since it was read. Read the cluster again and resend.", got, want)
-		}
-		if err := checkMaintenancePolicy(req.MaintenancePolicy, inReleaseChannel(c.PB), time.Now()); err != nil {
-			return nil, 0, err
-		}
-		policy := storedMaintenancePolicy(req.MaintenancePolicy)
-		return func() { c.PB.MaintenancePolicy = policy }, containerpb.Operation_UPDATE_CLUSTER, nil
-	})
-}
-
-// storedMaintenancePolicy is the policy as GKE reports it: a new resource version, an empty window
+// StoredMaintenancePolicy is the policy as GKE reports it: a new resource version, an empty window
 // object when none, and a daily window's duration filled in ("Output only", "automatically
 // chosen"; four hours, "The maintenance window starts each day at the specified START_TIME and
 // lasts 4 hours", how-to/maintenance-window). A recurring window of FREQ=DAILY in a policy with
@@ -85,8 +59,8 @@ func (e *Emulator) setMaintenancePolicy(n resourceName, body []byte) (*container
 // maintenance exclusion" (terraform-provider-google resource_container_cluster.go,
 // rfc5545RecurrenceDiffSuppress). INFERRED: that GKE itself rewrites it whenever such a policy is
 // set, not only through the console.
-func storedMaintenancePolicy(p *containerpb.MaintenancePolicy) *containerpb.MaintenancePolicy {
-	out := cloneMsg(p)
+func StoredMaintenancePolicy(p *containerpb.MaintenancePolicy) *containerpb.MaintenancePolicy {
+	out, _ := proto.Clone(p).(*containerpb.MaintenancePolicy)
 	if out == nil {
 		out = &containerpb.MaintenancePolicy{}
 	}
@@ -99,41 +73,41 @@ func storedMaintenancePolicy(p *containerpb.MaintenancePolicy) *containerpb.Main
 	if r := out.Window.GetRecurringWindow(); r != nil && r.Recurrence == "FREQ=DAILY" && len(out.Window.MaintenanceExclusions) > 0 {
 		r.Recurrence = "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU"
 	}
-	out.ResourceVersion = randomHex(4)
+	out.ResourceVersion = RandomHex(4)
 	return out
 }
 
-func inReleaseChannel(pb *containerpb.Cluster) bool {
+func InReleaseChannel(pb *containerpb.Cluster) bool {
 	return pb.GetReleaseChannel().GetChannel() != containerpb.ReleaseChannel_UNSPECIFIED //nolint:staticcheck // the API's "no channel"
 }
 
-// checkMaintenancePolicy applies GKE's rules to a policy of a cluster in a release channel or not
+// CheckMaintenancePolicy applies GKE's rules to a policy of a cluster in a release channel or not
 // (enrolled), set at now.
-func checkMaintenancePolicy(p *containerpb.MaintenancePolicy, enrolled bool, now time.Time) *apiError {
+func CheckMaintenancePolicy(p *containerpb.MaintenancePolicy, enrolled bool, now time.Time) *apierr.Error {
 	w := p.GetWindow()
 	var windowMinutes func(day time.Time) [][2]int
 	if d := w.GetDailyMaintenanceWindow(); d != nil {
 		if _, err := time.Parse("15:04", d.GetStartTime()); err != nil || len(d.GetStartTime()) != 5 {
-			return errInvalid("Invalid daily maintenance window start time %q: it must be HH:MM in GMT, HH from 00 to 23 and MM from 00 to 59.", d.GetStartTime())
+			return apierr.Invalid("Invalid daily maintenance window start time %q: it must be HH:MM in GMT, HH from 00 to 23 and MM from 00 to 59.", d.GetStartTime())
 		}
 	}
 	if r := w.GetRecurringWindow(); r != nil {
 		start, end := r.GetWindow().GetStartTime(), r.GetWindow().GetEndTime()
 		if start == nil || end == nil {
-			return errInvalid("A recurring maintenance window needs a start time and an end time.")
+			return apierr.Invalid("A recurring maintenance window needs a start time and an end time.")
 		}
 		if !end.AsTime().After(start.AsTime()) {
-			return errInvalid("The recurring maintenance window ends (%s) before it starts (%s).", rfc(end.AsTime()), rfc(start.AsTime()))
+			return apierr.Invalid("The recurring maintenance window ends (%s) before it starts (%s).", rfc(end.AsTime()), rfc(start.AsTime()))
 		}
 		rule, err := parseRRule(r.GetRecurrence())
 		if err != nil {
-			return errInvalid("Invalid maintenance window recurrence %q: %s.", r.GetRecurrence(), err)
+			return apierr.Invalid("Invalid maintenance window recurrence %q: %s.", r.GetRecurrence(), err)
 		}
 		windowMinutes = rule.firing(start.AsTime().UTC(), end.AsTime().Sub(start.AsTime()))
 	}
 	exclusions := w.GetMaintenanceExclusions()
 	if len(exclusions) > maintExclusionsCount {
-		return errInvalid("A cluster can have at most %d maintenance exclusions; this policy has %d.", maintExclusionsCount, len(exclusions))
+		return apierr.Invalid("A cluster can have at most %d maintenance exclusions; this policy has %d.", maintExclusionsCount, len(exclusions))
 	}
 	names := make([]string, 0, len(exclusions))
 	for name := range exclusions {
@@ -148,18 +122,18 @@ func checkMaintenancePolicy(p *containerpb.MaintenancePolicy, enrolled bool, now
 		start, end := ex.GetStartTime(), ex.GetEndTime()
 		switch {
 		case start == nil:
-			return errInvalid("Maintenance exclusion %q needs a start time.", name)
+			return apierr.Invalid("Maintenance exclusion %q needs a start time.", name)
 		case end == nil && !untilEOS:
-			return errInvalid("Maintenance exclusion %q needs an end time, or the end time behavior UNTIL_END_OF_SUPPORT.", name)
+			return apierr.Invalid("Maintenance exclusion %q needs an end time, or the end time behavior UNTIL_END_OF_SUPPORT.", name)
 		case end != nil && !end.AsTime().After(start.AsTime()):
-			return errInvalid("Maintenance exclusion %q ends (%s) before it starts (%s).", name, rfc(end.AsTime()), rfc(start.AsTime()))
+			return apierr.Invalid("Maintenance exclusion %q ends (%s) before it starts (%s).", name, rfc(end.AsTime()), rfc(start.AsTime()))
 		case scope != containerpb.MaintenanceExclusionOptions_NO_UPGRADES && !enrolled:
-			return errInvalid("Maintenance exclusion %q has the scope %s, which only clusters enrolled in a release channel can use.", name, scope)
+			return apierr.Invalid("Maintenance exclusion %q has the scope %s, which only clusters enrolled in a release channel can use.", name, scope)
 		// Until the end of support is longer than 30 days too (inferred).
 		case scope == containerpb.MaintenanceExclusionOptions_NO_UPGRADES && (untilEOS || end.AsTime().Sub(start.AsTime()) > maintNoUpgradesMax):
-			return errInvalid("Maintenance exclusion %q with the scope NO_UPGRADES cannot exceed 30 days.", name)
+			return apierr.Invalid("Maintenance exclusion %q with the scope NO_UPGRADES cannot exceed 30 days.", name)
 		case scope != containerpb.MaintenanceExclusionOptions_NO_UPGRADES && end != nil && end.AsTime().Sub(now) > maintMinorAhead:
-			return errInvalid("Maintenance exclusion %q with the scope %s cannot end more than 180 days after its creation (%s); it ends %s.",
+			return apierr.Invalid("Maintenance exclusion %q with the scope %s cannot end more than 180 days after its creation (%s); it ends %s.",
 				name, scope, rfc(now), rfc(end.AsTime()))
 		}
 		if scope == containerpb.MaintenanceExclusionOptions_NO_UPGRADES {
@@ -167,13 +141,13 @@ func checkMaintenancePolicy(p *containerpb.MaintenancePolicy, enrolled bool, now
 		}
 	}
 	if len(noUpgrades) > maintNoUpgradesCount {
-		return errInvalid("A cluster can have at most %d maintenance exclusions with the scope NO_UPGRADES; this policy has %d.", maintNoUpgradesCount, len(noUpgrades))
+		return apierr.Invalid("A cluster can have at most %d maintenance exclusions with the scope NO_UPGRADES; this policy has %d.", maintNoUpgradesCount, len(noUpgrades))
 	}
 	if windowMinutes != nil && !windowLeavesAvailability(w.GetRecurringWindow().GetWindow().GetStartTime().AsTime(), now, windowMinutes) {
-		return errInvalid("maintenance policy would go longer than 32d without 48h maintenance availability")
+		return apierr.Invalid("maintenance policy would go longer than 32d without 48h maintenance availability")
 	}
 	if !exclusionsLeaveAvailability(noUpgrades, now) {
-		return errInvalid("maintenance policy would go longer than 32d without 48h maintenance availability")
+		return apierr.Invalid("maintenance policy would go longer than 32d without 48h maintenance availability")
 	}
 	return nil
 }

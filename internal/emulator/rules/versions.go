@@ -1,4 +1,4 @@
-package emulator
+package rules
 
 import (
 	"fmt"
@@ -7,13 +7,15 @@ import (
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
 )
 
-// gkeVersions are the versions the emulated GKE offers, newest first. They span both sides of the
+// GKEVersions are the versions the emulated GKE offers, newest first. They span both sides of the
 // TPU generations' minimums (v6e 1.31.2-gke.1115000, tpu7x 1.34.0-gke.2201000) and of the Ray
 // Operator add-on's (1.30.0-gke.1747000), so tests can hit every "too old" path. This is GKE's
 // offer, not a TPU rule: the minimums themselves are in gketpu's rules.txt.
-var gkeVersions = []string{
+var GKEVersions = []string{
 	"1.35.0-gke.1795000",
 	"1.34.1-gke.1829001",
 	"1.34.0-gke.2201000",
@@ -29,8 +31,8 @@ var gkeVersions = []string{
 	"1.29.15-gke.1218000",
 }
 
-// defaultVersion is the default cluster version and the REGULAR channel's default.
-const defaultVersion = "1.34.0-gke.2201000"
+// DefaultVersion is the default cluster version and the REGULAR channel's default.
+const DefaultVersion = "1.34.0-gke.2201000"
 
 // channelVersions: per release channel, its default and the versions it offers.
 var channelVersions = map[containerpb.ReleaseChannel_Channel]struct {
@@ -38,16 +40,16 @@ var channelVersions = map[containerpb.ReleaseChannel_Channel]struct {
 	valid []string
 }{
 	containerpb.ReleaseChannel_RAPID:    {"1.35.0-gke.1795000", []string{"1.35.0-gke.1795000", "1.34.1-gke.1829001", "1.34.0-gke.2201000"}},
-	containerpb.ReleaseChannel_REGULAR:  {defaultVersion, []string{"1.34.1-gke.1829001", "1.34.0-gke.2201000", "1.33.5-gke.1308000", "1.33.2-gke.1240000"}},
+	containerpb.ReleaseChannel_REGULAR:  {DefaultVersion, []string{"1.34.1-gke.1829001", "1.34.0-gke.2201000", "1.33.5-gke.1308000", "1.33.2-gke.1240000"}},
 	containerpb.ReleaseChannel_STABLE:   {"1.33.5-gke.1308000", []string{"1.33.5-gke.1308000", "1.33.2-gke.1240000", "1.32.9-gke.1130000"}},
-	containerpb.ReleaseChannel_EXTENDED: {"1.32.9-gke.1130000", gkeVersions[2:]},
+	containerpb.ReleaseChannel_EXTENDED: {"1.32.9-gke.1130000", GKEVersions[2:]},
 }
 
-func serverConfig() *containerpb.ServerConfig {
+func ServerConfig() *containerpb.ServerConfig {
 	sc := &containerpb.ServerConfig{
-		DefaultClusterVersion: defaultVersion,
-		ValidMasterVersions:   append([]string(nil), gkeVersions...),
-		ValidNodeVersions:     append([]string(nil), gkeVersions...),
+		DefaultClusterVersion: DefaultVersion,
+		ValidMasterVersions:   append([]string(nil), GKEVersions...),
+		ValidNodeVersions:     append([]string(nil), GKEVersions...),
 		DefaultImageType:      "COS_CONTAINERD",
 		ValidImageTypes:       []string{"COS_CONTAINERD", "UBUNTU_CONTAINERD"},
 	}
@@ -72,7 +74,7 @@ func serverConfig() *containerpb.ServerConfig {
 // default for the context: the channel's default for a new cluster, the default version for
 // desired_master_version "-"). ok is false for a version GKE does not offer.
 func resolveVersion(requested, def string) (string, bool) {
-	return resolveAmong(requested, def, gkeVersions)
+	return resolveAmong(requested, def, GKEVersions)
 }
 
 // resolveAmong is resolveVersion over the versions offered (newest first).
@@ -122,12 +124,12 @@ var versionFormRE = regexp.MustCompile(`^1\.[0-9]+(\.[0-9]+(-.+)?)?$`)
 // `Version "v1.27.3-gke.100" is invalid. It should have the form 1.X, 1.X.Y, 1.X.Y-.*, 'latest'`
 // (kubernetes-sigs/cluster-api-provider-gcp#1099, an UpdateNodePool answer). nil for "", "-",
 // "latest" and well-formed versions.
-func versionFormError(requested string) *apiError {
+func versionFormError(requested string) *apierr.Error {
 	switch {
 	case requested == "" || requested == "-" || requested == "latest" || versionFormRE.MatchString(requested):
 		return nil
 	}
-	return errInvalid("Version %q is invalid. It should have the form 1.X, 1.X.Y, 1.X.Y-.*, 'latest'", requested)
+	return apierr.Invalid("Version %q is invalid. It should have the form 1.X, 1.X.Y, 1.X.Y-.*, 'latest'", requested)
 }
 
 // resolveNodeVersion resolves a node pool's version against its cluster's control plane version.
@@ -147,7 +149,7 @@ func versionFormError(requested string) *apiError {
 //     holds and the wording is the emulator's.
 //   - A version GKE does not offer: `Node version "1.13.6-gke.5" is unsupported.`
 //     (jetstack/terraform-google-gke-cluster#28).
-func resolveNodeVersion(requested, master string) (string, *apiError) {
+func resolveNodeVersion(requested, master string) (string, *apierr.Error) {
 	if err := versionFormError(requested); err != nil {
 		return "", err
 	}
@@ -156,13 +158,13 @@ func resolveNodeVersion(requested, master string) (string, *apiError) {
 	}
 	newest, ok := resolveVersion(requested, master)
 	if !ok {
-		return "", errInvalid("Node version %q is unsupported.", requested)
+		return "", apierr.Invalid("Node version %q is unsupported.", requested)
 	}
 	if v, _ := parseGKEVersion(requested); v.parts == 4 {
 		return newest, newerThanMaster(newest, master)
 	}
-	for _, s := range gkeVersions {
-		if !versionLess(master, s) && (requested == "latest" || versionMatches(s, requested)) {
+	for _, s := range GKEVersions {
+		if !VersionLess(master, s) && (requested == "latest" || versionMatches(s, requested)) {
 			return s, nil
 		}
 	}
@@ -170,15 +172,15 @@ func resolveNodeVersion(requested, master string) (string, *apiError) {
 }
 
 // newerThanMaster refuses a node version newer than the control plane's (see resolveNodeVersion).
-func newerThanMaster(node, master string) *apiError {
-	if !versionLess(master, node) {
+func newerThanMaster(node, master string) *apierr.Error {
+	if !VersionLess(master, node) {
 		return nil
 	}
 	n, m := mustParseGKEVersion(node), mustParseGKEVersion(master)
 	if n.nums[0] != m.nums[0] || n.nums[1] > m.nums[1] {
-		return errInvalid("Node version %q must not have a greater minor version than master version %q.", node, master)
+		return apierr.Invalid("Node version %q must not have a greater minor version than master version %q.", node, master)
 	}
-	return errInvalid("Node version %q must not be newer than master version %q.", node, master)
+	return apierr.Invalid("Node version %q must not be newer than master version %q.", node, master)
 }
 
 // channelOffer is a release channel's default and valid versions, or GKE's whole offer for a
@@ -187,10 +189,10 @@ func channelOffer(channel containerpb.ReleaseChannel_Channel) (def string, valid
 	if ch, ok := channelVersions[channel]; ok {
 		return ch.def, ch.valid
 	}
-	return defaultVersion, gkeVersions
+	return DefaultVersion, GKEVersions
 }
 
-// resolveMasterVersion resolves Cluster.initial_cluster_version for a new cluster in channel.
+// ResolveMasterVersion resolves Cluster.initial_cluster_version for a new cluster in channel.
 // A cluster created in a release channel gets one of the channel's versions: GKE answers
 // `Master version must be one of "RAPID" channel supported versions [1.18.9-gke.801,
 // 1.18.9-gke.1501].` to a version outside it (didier-durand/microservices-on-cloud-kubernetes#1,
@@ -199,7 +201,7 @@ func channelOffer(channel containerpb.ReleaseChannel_Channel) (def string, valid
 // `Master version "1.14.7-gke.10" is unsupported.` (GoogleCloudPlatform/gke-networking-demos#37).
 // Without a channel (UNSPECIFIED) every offered version is open: which channel GKE enrolls such a
 // cluster in, and whether it then restricts the version, was not found, so it is not enforced.
-func resolveMasterVersion(requested string, channel containerpb.ReleaseChannel_Channel) (string, *apiError) {
+func ResolveMasterVersion(requested string, channel containerpb.ReleaseChannel_Channel) (string, *apierr.Error) {
 	if err := versionFormError(requested); err != nil {
 		return "", err
 	}
@@ -208,34 +210,34 @@ func resolveMasterVersion(requested string, channel containerpb.ReleaseChannel_C
 		return v, nil
 	}
 	if _, ok := resolveVersion(requested, def); !ok {
-		return "", errInvalid("Master version %q is unsupported.", requested)
+		return "", apierr.Invalid("Master version %q is unsupported.", requested)
 	}
 	asc := make([]string, 0, len(valid))
 	for i := len(valid) - 1; i >= 0; i-- {
 		asc = append(asc, valid[i])
 	}
-	return "", errInvalid("Master version must be one of %q channel supported versions [%s].", channel.String(), strings.Join(asc, ", "))
+	return "", apierr.Invalid("Master version must be one of %q channel supported versions [%s].", channel.String(), strings.Join(asc, ", "))
 }
 
-// resolveMasterUpdate resolves ClusterUpdate.desired_master_version, whose "-" "picks the
+// ResolveMasterUpdate resolves ClusterUpdate.desired_master_version, whose "-" "picks the
 // default Kubernetes version" (containerpb): the channel's default. Whether GKE holds an upgrade
 // to the channel's versions as it does a new cluster was not found, so any offered version is
 // taken.
-func resolveMasterUpdate(requested string, channel containerpb.ReleaseChannel_Channel) (string, *apiError) {
+func ResolveMasterUpdate(requested string, channel containerpb.ReleaseChannel_Channel) (string, *apierr.Error) {
 	if err := versionFormError(requested); err != nil {
 		return "", err
 	}
 	def, _ := channelOffer(channel)
 	v, ok := resolveVersion(requested, def)
 	if !ok {
-		return "", errInvalid("Master version %q is unsupported.", requested)
+		return "", apierr.Invalid("Master version %q is unsupported.", requested)
 	}
 	return v, nil
 }
 
-// versionLess compares two offered (exact) versions. A partial version compares as the lowest
+// VersionLess compares two offered (exact) versions. A partial version compares as the lowest
 // release it names (1.31 as 1.31.0-gke.0) and "latest" as above every version.
-func versionLess(a, b string) bool {
+func VersionLess(a, b string) bool {
 	if a == "latest" || b == "latest" {
 		return a != "latest" && b == "latest"
 	}
@@ -303,5 +305,5 @@ func versionNumber(s string) (int, bool) {
 	return n, true
 }
 
-// kubeletVersion is what a node of this GKE version reports, e.g. v1.34.0-gke.2201000.
-func kubeletVersion(gkeVersion string) string { return "v" + gkeVersion }
+// KubeletVersion is what a node of this GKE version reports, e.g. v1.34.0-gke.2201000.
+func KubeletVersion(gkeVersion string) string { return "v" + gkeVersion }
