@@ -341,8 +341,9 @@
 // KubeRay's operator (below). kube-controller-manager (k8s.io/kubernetes at the pinned version)
 // runs the controllers of workloads, ownerReference garbage collection, namespaces, Endpoints and
 // EndpointSlices, ServiceAccounts, PodGC, disruption budgets and taint eviction
-// (controller_manager.go lists them and those left out: node lifecycle, whose part the node agent
-// plays for a failed host, the cloud provider's, storage, certificates, quotas and autoscaling).
+// (kubeproc/controller_manager.go lists them and those left out: node lifecycle, whose part the
+// node agent plays for a failed host, the cloud provider's, storage, certificates, quotas and
+// autoscaling).
 // While running, kube-scheduler takes about 65 MB, kube-controller-manager about 90 MB and
 // ray-operator about 45 MB of memory (RSS) per cluster.
 //
@@ -473,4 +474,14 @@
 // minute; JSON nanoseconds) or until the client gives up, then closes the connection. Only
 // mutating requests (not GET) match a lost-response fault; a client's retry of a lost create
 // meets 409 ALREADY_EXISTS.
+//
+// # Packages
+//
+// This package is the facade: what its callers use is its exported API. Parts of one concern live
+// in subpackages, which it imports and which never import it:
+//   - kubeproc (emulator -> kubeproc): the Kubernetes processes. It finds the binaries
+//     (DefaultKubeBinDir delegates to it), makes a cluster's key material, starts etcd and each
+//     cluster's kube-apiserver, holds the flags of kube-scheduler and kube-controller-manager, and
+//     keeps every child process in one group that stops with the emulator. It knows nothing of
+//     GKE's state or of Emulator.
 package emulator

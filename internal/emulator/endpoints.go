@@ -16,6 +16,8 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 )
 
 // How a cluster's control plane is reached, as GKE models it (containerpb
@@ -76,7 +78,7 @@ func loadOrNewDNSEndpointPKI(dir string) (*dnsEndpointPKI, error) {
 		return nil, err
 	}
 	now := time.Now()
-	caKey, caCert, caDER, err := newSelfSignedCA("raytpu emulator public CA (DNS-based endpoints)", now)
+	caKey, caCert, caDER, err := kubeproc.NewSelfSignedCA("raytpu emulator public CA (DNS-based endpoints)", now)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +87,7 @@ func loadOrNewDNSEndpointPKI(dir string) (*dnsEndpointPKI, error) {
 		return nil, err
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: randomSerial(),
+		SerialNumber: kubeproc.RandomSerial(),
 		Subject:      pkix.Name{CommonName: dnsEndpointHost},
 		NotBefore:    now.Add(-time.Hour),
 		NotAfter:     now.AddDate(10, 0, 0),
@@ -97,7 +99,7 @@ func loadOrNewDNSEndpointPKI(dir string) (*dnsEndpointPKI, error) {
 	if err != nil {
 		return nil, err
 	}
-	keyPEM, err := ecKeyPEM(key)
+	keyPEM, err := kubeproc.ECKeyPEM(key)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,8 @@ import (
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/machines"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 )
 
 // kubeClients builds client-go clients for a cluster's kube-apiserver.
@@ -384,7 +386,7 @@ var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version:
 // loadRayCRDs reads the KubeRay CRDs from the emulator's CRD folder.
 func (e *Emulator) loadRayCRDs() ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	for _, f := range kubeRayCRDFiles {
+	for _, f := range kubeproc.KubeRayCRDFiles {
 		b, err := os.ReadFile(filepath.Join(e.bins.CRDDir, f))
 		if err != nil {
 			return nil, err

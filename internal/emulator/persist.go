@@ -13,6 +13,8 @@ import (
 	compute "google.golang.org/api/compute/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 )
 
 // stateFile is the emulator's saved state inside Options.StateDir. Next to it: etcd/ (the
@@ -233,7 +235,7 @@ func (e *Emulator) restore(ctx context.Context) error {
 			c.Pools = append(c.Pools, p)
 		}
 		e.st.clusters[c.Key] = c
-		if _, err := os.Stat(filepath.Join(c.dir, "pki", pkiCAFile)); err == nil {
+		if _, err := os.Stat(filepath.Join(c.dir, "pki", kubeproc.CAFile)); err == nil {
 			start = append(start, c)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 )
 
 // state is everything the emulated GKE knows. It is guarded by Emulator.mu.
@@ -57,10 +59,10 @@ type cluster struct {
 	running map[string]*operation
 
 	apiMu sync.Mutex // guards api, kube, dyn, dnsSNI, runtime
-	api   *apiServer
+	api   *kubeproc.APIServer
 	// dnsSNI says whether the running kube-apiserver serves the DNS endpoint's certificate.
 	dnsSNI bool
-	pki    *clusterPKI
+	pki    *kubeproc.PKI
 	kube   kubernetes.Interface
 	dyn    dynamic.Interface
 
@@ -115,7 +117,7 @@ func (c *cluster) stopAPIServer() {
 	api := c.api
 	c.api, c.kube, c.dyn = nil, nil, nil
 	c.apiMu.Unlock()
-	api.stop()
+	api.Stop()
 }
 
 func (c *cluster) clients() (kubernetes.Interface, dynamic.Interface) {
