@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 )
 
 // What runs beside a cluster's kube-apiserver, as in a GKE cluster, each part started only once
@@ -24,9 +26,9 @@ import (
 //   - on the cluster's first workload (a Pod; a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job
 //     or CronJob; a Namespace being deleted): kube-scheduler and kube-controller-manager
 //     (k8s.io/kubernetes at the pinned version, built by `make tools`), so that Kubernetes itself
-//     places Pods and runs the controllers of the objects users apply (controller_manager.go), and
-//     the node agent (nodeagent.go), which plays the kubelet of the emulated nodes and runs node
-//     auto-provisioning (nap.go);
+//     places Pods and runs the controllers of the objects users apply
+//     (kubeproc/controller_manager.go), and the node agent (nodeagent.go), which plays the kubelet
+//     of the emulated nodes and runs node auto-provisioning (nap.go);
 //   - with the Ray Operator add-on, on the first RayCluster, RayJob or RayService: KubeRay's
 //     ray-operator (kuberay_stack.go), stopped again when the add-on is disabled.
 //
@@ -53,8 +55,8 @@ type clusterRuntime struct {
 	wg     sync.WaitGroup
 
 	mu      sync.Mutex
-	procs   map[string]*process  // running child processes by component
-	started map[string]time.Time // when each component started
+	procs   map[string]*kubeproc.Process // running child processes by component
+	started map[string]time.Time         // when each component started
 	agent   *nodeAgent
 	// ray stops the Ray Operator add-on's part (nil while it is not armed); rayDone ends when it
 	// has stopped.
@@ -73,7 +75,7 @@ func (e *Emulator) startRuntime(c *cluster, ray bool) {
 	}
 	ctx, cancel := context.WithCancel(e.bgCtx)
 	r := &clusterRuntime{e: e, c: c, kube: c.kube, dyn: c.dyn, ctx: ctx, cancel: cancel,
-		procs: map[string]*process{}, started: map[string]time.Time{}}
+		procs: map[string]*kubeproc.Process{}, started: map[string]time.Time{}}
 	c.runtime = r
 	c.apiMu.Unlock()
 	r.wg.Add(1)
@@ -116,8 +118,8 @@ func (r *clusterRuntime) running() map[string]int {
 		out[name] = 0
 	}
 	for name, p := range r.procs {
-		if !p.exited() {
-			out[name] = p.cmd.Process.Pid
+		if !p.Exited() {
+			out[name] = p.Pid()
 		}
 	}
 	return out
@@ -130,14 +132,8 @@ func (r *clusterRuntime) startWorkloads() {
 		r.e.logf("cluster %s: %v", r.c.Key, err)
 		return
 	}
-	r.supervise(r.ctx, componentScheduler, r.e.bins.Scheduler, []string{
-		"--kubeconfig=" + kubeconfig,
-		"--leader-elect=false",
-		// No serving: nothing reads the scheduler's health or metrics endpoints here.
-		"--secure-port=0",
-		"--profiling=false",
-	})
-	r.supervise(r.ctx, componentControllerManager, r.e.bins.ControllerManager, controllerManagerArgs(kubeconfig))
+	r.supervise(r.ctx, componentScheduler, r.e.bins.Scheduler, kubeproc.SchedulerArgs(kubeconfig))
+	r.supervise(r.ctx, componentControllerManager, r.e.bins.ControllerManager, kubeproc.ControllerManagerArgs(kubeconfig))
 	a := newNodeAgent(r.e, r.c, r.kube)
 	r.mu.Lock()
 	r.agent = a
@@ -279,7 +275,7 @@ func (r *clusterRuntime) kubeconfig() (string, error) {
 		return "", errNoAPIServer
 	}
 	path := filepath.Join(r.c.dir, "components.kubeconfig")
-	return path, os.WriteFile(path, kubeconfigYAML(api.port, pki.CACertPEM, r.e.token), 0o600)
+	return path, os.WriteFile(path, kubeconfigYAML(api.Port(), pki.CACertPEM, r.e.token), 0o600)
 }
 
 func kubeconfigYAML(port int, caPEM []byte, token string) []byte {
@@ -311,7 +307,7 @@ func (r *clusterRuntime) supervise(ctx context.Context, name, bin string, args [
 			r.mu.Unlock()
 		}()
 		for ctx.Err() == nil {
-			p, err := r.e.procs.start(name, bin, args, filepath.Join(r.c.dir, name+".log"))
+			p, err := r.e.procs.Start(name, bin, args, filepath.Join(r.c.dir, name+".log"))
 			if err != nil {
 				r.e.logf("cluster %s: %v", r.c.Key, err)
 				if !sleepCtx(ctx, time.Second) {
@@ -324,10 +320,10 @@ func (r *clusterRuntime) supervise(ctx context.Context, name, bin string, args [
 			r.mu.Unlock()
 			select {
 			case <-ctx.Done():
-				p.stop(5 * time.Second)
+				p.Stop(5 * time.Second)
 				return
-			case <-p.done:
-				r.e.logf("cluster %s: %v (starting it again)", r.c.Key, p.exitError())
+			case <-p.Done():
+				r.e.logf("cluster %s: %v (starting it again)", r.c.Key, p.ExitError())
 				if !sleepCtx(ctx, time.Second) {
 					return
 				}

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
@@ -246,45 +247,45 @@ func (e *Emulator) startClusterAPIWith(ctx context.Context, c *cluster, dns bool
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	pki, err := loadClusterPKI(filepath.Join(dir, "pki"))
+	pki, err := kubeproc.LoadPKI(filepath.Join(dir, "pki"))
 	if err != nil {
-		if pki, err = newClusterPKI(name); err != nil {
+		if pki, err = kubeproc.NewPKI(name); err != nil {
 			return err
 		}
 	}
 	started := time.Now()
-	api, err := startAPIServer(ctx, apiServerConfig{
-		procs:      e.procs,
-		bin:        e.bins.APIServer,
-		dir:        dir,
-		pki:        pki,
-		etcdURL:    e.etcd.clientURL,
-		etcdPrefix: "/raytpu/" + uid,
-		token:      e.token,
-		port:       port,
-		extraArgs:  extra,
+	api, err := kubeproc.StartAPIServer(ctx, kubeproc.APIServerConfig{
+		Procs:      e.procs,
+		Bin:        e.bins.APIServer,
+		Dir:        dir,
+		PKI:        pki,
+		EtcdURL:    e.etcd.URL(),
+		EtcdPrefix: "/raytpu/" + uid,
+		Token:      e.token,
+		Port:       port,
+		ExtraArgs:  extra,
 	})
 	if err != nil {
 		return err
 	}
-	e.logf("cluster %s: kube-apiserver ready on 127.0.0.1:%d after %s", c.Key, api.port, time.Since(started).Round(time.Millisecond))
-	kube, dyn, err := kubeClients(api.port, pki.CACertPEM, e.token)
+	e.logf("cluster %s: kube-apiserver ready on 127.0.0.1:%d after %s", c.Key, api.Port(), time.Since(started).Round(time.Millisecond))
+	kube, dyn, err := kubeClients(api.Port(), pki.CACertPEM, e.token)
 	if err != nil {
-		api.stop()
+		api.Stop()
 		return err
 	}
 	e.mu.Lock()
 	if e.st.clusters[c.Key] != c {
 		// Reset (or Close) took the cluster away while its kube-apiserver started.
 		e.mu.Unlock()
-		api.stop()
+		api.Stop()
 		return fmt.Errorf("the cluster is gone")
 	}
 	c.apiMu.Lock()
 	c.api, c.pki, c.kube, c.dyn, c.dnsSNI = api, pki, kube, dyn, dns
 	c.apiMu.Unlock()
-	c.APIPort = api.port
-	refreshEndpoints(c.PB, api.port)
+	c.APIPort = api.Port()
+	refreshEndpoints(c.PB, api.Port())
 	c.PB.MasterAuth = &containerpb.MasterAuth{ClusterCaCertificate: base64.StdEncoding.EncodeToString(pki.CACertPEM)}
 	// A restarted kube-apiserver (a new IP, the DNS endpoint) gets its runtime back, the Ray
 	// Operator add-on's part too once its CRDs are there.

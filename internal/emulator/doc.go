@@ -342,8 +342,9 @@
 // KubeRay's operator (below). kube-controller-manager (k8s.io/kubernetes at the pinned version)
 // runs the controllers of workloads, ownerReference garbage collection, namespaces, Endpoints and
 // EndpointSlices, ServiceAccounts, PodGC, disruption budgets and taint eviction
-// (controller_manager.go lists them and those left out: node lifecycle, whose part the node agent
-// plays for a failed host, the cloud provider's, storage, certificates, quotas and autoscaling).
+// (kubeproc/controller_manager.go lists them and those left out: node lifecycle, whose part the
+// node agent plays for a failed host, the cloud provider's, storage, certificates, quotas and
+// autoscaling).
 // While running, kube-scheduler takes about 65 MB, kube-controller-manager about 90 MB and
 // ray-operator about 45 MB of memory (RSS) per cluster.
 //
@@ -477,12 +478,18 @@
 //
 // # Packages
 //
-// The emulator is split into packages of one concern each, imported one way:
-//   - apierr: the GKE API error (code, HTTP status, status name, legacy reason, JSON body).
+// This package is the facade: what its callers use is its exported API. Parts of one concern live
+// in subpackages, which it imports and which never import it:
 //   - rules: GKE's rules on their own, without locks, I/O or goroutines: versions, names and
 //     locations, node pool planning, labels, maintenance policies, release channels, capacity
 //     options, autoscaling, and what GKE adds to a cluster or node pool.
+//   - apierr: the GKE API error (code, HTTP status, status name, legacy reason, JSON body).
+//   - kubeproc: the Kubernetes processes. It finds the binaries (DefaultKubeBinDir delegates to
+//     it), makes a cluster's key material, starts etcd and each cluster's kube-apiserver, holds the
+//     flags of kube-scheduler and kube-controller-manager, and keeps every child process in one
+//     group that stops with the emulator. It knows nothing of GKE's state or of Emulator.
+//   - gketpu and machines: GKE's TPU and machine type tables, each row with its source.
 //
-// The imports point emulator -> rules -> apierr, and rules -> gketpu, machines; no package
-// below imports emulator.
+// The imports point one way: emulator -> rules -> apierr; rules -> gketpu, machines;
+// emulator -> kubeproc. `go list -deps ./internal/emulator/<package>` shows it.
 package emulator

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 )
 
 // DefaultLatency is the default time an operation takes (PENDING → RUNNING → DONE), short for
@@ -59,11 +61,11 @@ type Options struct {
 type Emulator struct {
 	opts     Options
 	token    string
-	bins     *kubeBinaries
+	bins     *kubeproc.Binaries
 	workDir  string
 	tempWork bool
-	etcd     *etcdServer
-	procs    *procGroup
+	etcd     *kubeproc.Etcd
+	procs    *kubeproc.Group
 	listener net.Listener
 	server   *http.Server
 	endpoint string
@@ -98,11 +100,11 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 			return nil, fmt.Errorf("emulator: latency %s=%s: want a containerpb.Operation_Type name such as CREATE_NODE_POOL and a duration >= 0", k, d)
 		}
 	}
-	bins, err := findKubeBinaries(opts.KubeBinDir, opts.CRDDir)
+	bins, err := kubeproc.FindBinaries(opts.KubeBinDir, opts.CRDDir)
 	if err != nil {
 		return nil, err
 	}
-	e := &Emulator{opts: opts, token: opts.Token, bins: bins, procs: newProcGroup()}
+	e := &Emulator{opts: opts, token: opts.Token, bins: bins, procs: kubeproc.NewGroup()}
 	if opts.StateDir != "" {
 		if e.workDir, err = filepath.Abs(opts.StateDir); err != nil {
 			return nil, err
@@ -130,7 +132,7 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 	e.ctl = newControlState(opts)
 	e.st = newState()
 
-	if e.etcd, err = startEtcd(ctx, e.procs, bins.Etcd, filepath.Join(e.workDir, "etcd", "data"), filepath.Join(e.workDir, "etcd")); err != nil {
+	if e.etcd, err = kubeproc.StartEtcd(ctx, e.procs, bins.Etcd, filepath.Join(e.workDir, "etcd", "data"), filepath.Join(e.workDir, "etcd")); err != nil {
 		e.Close()
 		return nil, err
 	}
@@ -192,7 +194,7 @@ func (e *Emulator) Close() error {
 			wg.Wait()
 		}
 		// Whatever is still running (etcd last, after the kube-apiservers that use it).
-		e.procs.stopAll(10 * time.Second)
+		e.procs.StopAll(10 * time.Second)
 		if e.tempWork {
 			if err := os.RemoveAll(e.workDir); err != nil && e.closeErr == nil {
 				e.closeErr = err

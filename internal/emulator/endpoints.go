@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 )
 
 // How a cluster's control plane is reached, as GKE models it (containerpb
@@ -78,7 +79,7 @@ func loadOrNewDNSEndpointPKI(dir string) (*dnsEndpointPKI, error) {
 		return nil, err
 	}
 	now := time.Now()
-	caKey, caCert, caDER, err := newSelfSignedCA("raytpu emulator public CA (DNS-based endpoints)", now)
+	caKey, caCert, caDER, err := kubeproc.NewSelfSignedCA("raytpu emulator public CA (DNS-based endpoints)", now)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +88,7 @@ func loadOrNewDNSEndpointPKI(dir string) (*dnsEndpointPKI, error) {
 		return nil, err
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: randomSerial(),
+		SerialNumber: kubeproc.RandomSerial(),
 		Subject:      pkix.Name{CommonName: dnsEndpointHost},
 		NotBefore:    now.Add(-time.Hour),
 		NotAfter:     now.AddDate(10, 0, 0),
@@ -99,7 +100,7 @@ func loadOrNewDNSEndpointPKI(dir string) (*dnsEndpointPKI, error) {
 	if err != nil {
 		return nil, err
 	}
-	keyPEM, err := ecKeyPEM(key)
+	keyPEM, err := kubeproc.ECKeyPEM(key)
 	if err != nil {
 		return nil, err
 	}

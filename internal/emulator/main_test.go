@@ -62,14 +62,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "FAIL: Reset: %v\n", err)
 		code = 1
 	}
-	left := 0
-	e.procs.mu.Lock()
-	for p := range e.procs.procs {
-		if !p.exited() {
-			left++
-		}
-	}
-	e.procs.mu.Unlock()
+	left := e.procs.Running()
 	if left != 1 || len(e.st.clusters) != 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: after Reset %d processes and %d clusters are left, want etcd alone\n", left, len(e.st.clusters))
 		code = 1

@@ -22,7 +22,7 @@ import (
 
 // The node agent plays, for the emulated nodes of a cluster, the parts of Kubernetes that act on
 // Pods once they are bound and that kube-controller-manager does not run here
-// (controller_manager.go):
+// (kubeproc/controller_manager.go):
 //   - the kubelet: a Pod bound to a Ready node starts at once: Running, its init containers
 //     Completed, its containers running and ready, conditions PodReadyToStartContainers,
 //     Initialized, ContainersReady and Ready true, a Pod IP from the node's /24 of the cluster's

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/machines"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
@@ -385,7 +386,7 @@ var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version:
 // loadRayCRDs reads the KubeRay CRDs from the emulator's CRD folder.
 func (e *Emulator) loadRayCRDs() ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	for _, f := range kubeRayCRDFiles {
+	for _, f := range kubeproc.KubeRayCRDFiles {
 		b, err := os.ReadFile(filepath.Join(e.bins.CRDDir, f))
 		if err != nil {
 			return nil, err

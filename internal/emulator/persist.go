@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
@@ -235,7 +236,7 @@ func (e *Emulator) restore(ctx context.Context) error {
 			c.Pools = append(c.Pools, p)
 		}
 		e.st.clusters[c.Key] = c
-		if _, err := os.Stat(filepath.Join(c.dir, "pki", pkiCAFile)); err == nil {
+		if _, err := os.Stat(filepath.Join(c.dir, "pki", kubeproc.CAFile)); err == nil {
 			start = append(start, c)
 		}
 	}

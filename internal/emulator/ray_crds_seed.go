@@ -1,19 +1,17 @@
 package emulator
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 )
 
 // The KubeRay CRDs are large (about 3 MB of schema together), and a kube-apiserver spends about
@@ -46,9 +44,9 @@ func (e *Emulator) captureRayCRDs(ctx context.Context, c *cluster) {
 		return
 	}
 	got := map[string][]byte{}
-	for _, f := range kubeRayCRDFiles {
+	for _, f := range kubeproc.KubeRayCRDFiles {
 		name := crdNameOfFile(f)
-		v, ok, err := e.etcd.get(ctx, crdKey(c, name))
+		v, ok, err := e.etcd.Get(ctx, crdKey(c, name))
 		if err != nil || !ok {
 			return
 		}
@@ -78,7 +76,7 @@ func (e *Emulator) seedRayCRDs(ctx context.Context, c *cluster, current func() b
 			return true, fmt.Errorf("copying CRD %s: %w", name, err)
 		}
 		for {
-			created, err := e.etcd.create(ctx, crdKey(c, name), obj)
+			created, err := e.etcd.Create(ctx, crdKey(c, name), obj)
 			if err != nil {
 				return true, fmt.Errorf("writing CRD %s: %w", name, err)
 			}
@@ -143,61 +141,3 @@ func crdNameOfFile(file string) string {
 	group, rest, _ := strings.Cut(file, "_")
 	return strings.TrimSuffix(rest, ".yaml") + "." + group
 }
-
-// get reads one key through etcd's JSON gateway (/v3/kv/range).
-func (s *etcdServer) get(ctx context.Context, key string) ([]byte, bool, error) {
-	var out struct {
-		Kvs []struct {
-			Value string `json:"value"`
-		} `json:"kvs"`
-	}
-	if err := s.call(ctx, "/v3/kv/range", map[string]any{"key": b64(key)}, &out); err != nil {
-		return nil, false, err
-	}
-	if len(out.Kvs) == 0 {
-		return nil, false, nil
-	}
-	v, err := base64.StdEncoding.DecodeString(out.Kvs[0].Value)
-	return v, true, err
-}
-
-// create writes key unless it exists, in one transaction (/v3/kv/txn), and reports whether it did.
-func (s *etcdServer) create(ctx context.Context, key string, value []byte) (bool, error) {
-	var out struct {
-		Succeeded bool `json:"succeeded"`
-	}
-	txn := map[string]any{
-		"compare": []any{map[string]any{"key": b64(key), "target": "CREATE", "result": "EQUAL", "create_revision": "0"}},
-		"success": []any{map[string]any{"request_put": map[string]any{"key": b64(key), "value": base64.StdEncoding.EncodeToString(value)}}},
-	}
-	if err := s.call(ctx, "/v3/kv/txn", txn, &out); err != nil {
-		return false, err
-	}
-	return out.Succeeded, nil
-}
-
-func (s *etcdServer) call(ctx context.Context, path string, body, out any) error {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.clientURL+path, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("etcd %s: %d %s", path, resp.StatusCode, data)
-	}
-	return json.Unmarshal(data, out)
-}
-
-func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 )
 
 // Every cluster after the first that installs the KubeRay CRDs gets copies of that cluster's stored
@@ -17,11 +19,11 @@ func TestLaterClustersGetCopiesOfTheKubeRayCRDs(t *testing.T) {
 	testEmu.crdTemplates.mu.Lock()
 	templates := len(testEmu.crdTemplates.crd)
 	testEmu.crdTemplates.mu.Unlock()
-	if templates != len(kubeRayCRDFiles) {
-		t.Fatalf("%d CRD templates kept, want %d", templates, len(kubeRayCRDFiles))
+	if templates != len(kubeproc.KubeRayCRDFiles) {
+		t.Fatalf("%d CRD templates kept, want %d", templates, len(kubeproc.KubeRayCRDFiles))
 	}
 	ctx := testCtx(t)
-	for _, f := range kubeRayCRDFiles {
+	for _, f := range kubeproc.KubeRayCRDFiles {
 		name := crdNameOfFile(f)
 		a, err := first.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,18 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// The folder the emulator looks in is named after the version tools/kube pins.
-func TestKubernetesVersionMatchesToolsModule(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "tools", "kube", "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^(?:require)?\s*k8s\.io/kubernetes (v\S+)`).FindSubmatch(b)
-	if m == nil || string(m[1]) != KubernetesVersion {
-		t.Fatalf("tools/kube/go.mod pins k8s.io/kubernetes %s, KubernetesVersion is %s", m, KubernetesVersion)
-	}
-}
 
 func TestMissingBinariesSayWhatToRun(t *testing.T) {
 	empty := t.TempDir()
@@ -44,23 +31,6 @@ func TestMissingBinariesSayWhatToRun(t *testing.T) {
 	}
 	if _, err := Start(context.Background(), Options{Addr: "0.0.0.0:0"}); err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Fatalf("a non-loopback address: %v", err)
-	}
-}
-
-func TestDefaultKubeBinDir(t *testing.T) {
-	t.Setenv(EnvKubeBinDir, "")
-	t.Setenv(EnvToolsCache, "/cache")
-	if got := DefaultKubeBinDir(); got != "/cache/kubernetes-"+KubernetesVersion {
-		t.Fatalf("with %s: %s", EnvToolsCache, got)
-	}
-	t.Setenv(EnvToolsCache, "")
-	t.Setenv("XDG_CACHE_HOME", "/xdg")
-	if got := DefaultKubeBinDir(); got != "/xdg/raytpu/tools/kubernetes-"+KubernetesVersion {
-		t.Fatalf("with XDG_CACHE_HOME: %s", got)
-	}
-	t.Setenv(EnvKubeBinDir, "/bins")
-	if got := DefaultKubeBinDir(); got != "/bins" {
-		t.Fatalf("with %s: %s", EnvKubeBinDir, got)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
@@ -59,10 +60,10 @@ type cluster struct {
 	running map[string]*operation
 
 	apiMu sync.Mutex // guards api, kube, dyn, dnsSNI, runtime
-	api   *apiServer
+	api   *kubeproc.APIServer
 	// dnsSNI says whether the running kube-apiserver serves the DNS endpoint's certificate.
 	dnsSNI bool
-	pki    *clusterPKI
+	pki    *kubeproc.PKI
 	kube   kubernetes.Interface
 	dyn    dynamic.Interface
 
@@ -117,7 +118,7 @@ func (c *cluster) stopAPIServer() {
 	api := c.api
 	c.api, c.kube, c.dyn = nil, nil, nil
 	c.apiMu.Unlock()
-	api.stop()
+	api.Stop()
 }
 
 func (c *cluster) clients() (kubernetes.Interface, dynamic.Interface) {

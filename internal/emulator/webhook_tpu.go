@@ -26,6 +26,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 )
 
 // GKE's KubeRay TPU webhook, as the Ray Operator add-on's clusters get it: a mutating webhook on
@@ -91,7 +93,7 @@ func (e *Emulator) tpuWebhook() (*tpuWebhookServer, error) {
 	if e.rayAddon.webhook != nil {
 		return e.rayAddon.webhook, nil
 	}
-	pki, err := newClusterPKI("kuberay-tpu-webhook")
+	pki, err := kubeproc.NewPKI("kuberay-tpu-webhook")
 	if err != nil {
 		return nil, err
 	}

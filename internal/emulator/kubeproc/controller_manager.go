@@ -1,4 +1,4 @@
-package emulator
+package kubeproc
 
 import "strings"
 
@@ -15,8 +15,8 @@ import "strings"
 // Controllers left out, and why:
 //   - node-lifecycle-controller: the emulated nodes have no kubelet to renew their Leases, so it
 //     would find every node gone after its grace period; the node agent plays its part for a
-//     failed host (nodeagent.go). Hence also no node-ipam-controller (the node agent hands out Pod
-//     addresses) and no ttl-controller (which annotates nodes for kubelets).
+//     failed host (internal/emulator's nodeagent.go). Hence also no node-ipam-controller (the node
+//     agent hands out Pod addresses) and no ttl-controller (which annotates nodes for kubelets).
 //   - cloud-node-lifecycle, service-lb and node-route controllers: a cloud provider's, which GKE
 //     runs outside kube-controller-manager.
 //   - the persistent volume and CSI controllers, certificate signing, token and bootstrap
@@ -30,14 +30,23 @@ var controllerManagerControllers = []string{
 	"pod-garbage-collector-controller", "disruption-controller", "taint-eviction-controller",
 }
 
-// controllerManagerArgs are kube-controller-manager's flags for a cluster: its kubeconfig, the
+// ControllerManagerArgs are kube-controller-manager's flags for a cluster: its kubeconfig, the
 // controllers above, and no leader election or serving, so that several run side by side.
-func controllerManagerArgs(kubeconfig string) []string {
+func ControllerManagerArgs(kubeconfig string) []string {
+	return append(componentArgs(kubeconfig), "--controllers="+strings.Join(controllerManagerControllers, ","))
+}
+
+// SchedulerArgs are kube-scheduler's flags for a cluster: its kubeconfig, and no leader election
+// or serving, so that several run side by side.
+func SchedulerArgs(kubeconfig string) []string { return componentArgs(kubeconfig) }
+
+// componentArgs are the flags kube-scheduler and kube-controller-manager share.
+func componentArgs(kubeconfig string) []string {
 	return []string{
 		"--kubeconfig=" + kubeconfig,
 		"--leader-elect=false",
+		// No serving: nothing reads the health or metrics endpoints of either here.
 		"--secure-port=0",
 		"--profiling=false",
-		"--controllers=" + strings.Join(controllerManagerControllers, ","),
 	}
 }

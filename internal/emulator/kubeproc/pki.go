@@ -1,4 +1,4 @@
-package emulator
+package kubeproc
 
 import (
 	"crypto/ecdsa"
@@ -15,10 +15,10 @@ import (
 	"time"
 )
 
-// clusterPKI is the key material of one cluster's kube-apiserver: a CA (whose PEM GKE reports as
+// PKI is the key material of one cluster's kube-apiserver: a CA (whose PEM GKE reports as
 // masterAuth.clusterCaCertificate), a serving certificate for 127.0.0.1/localhost signed by it,
 // and the service-account signing key pair.
-type clusterPKI struct {
+type PKI struct {
 	CACertPEM     []byte
 	ServingPEM    []byte
 	ServingKeyPEM []byte
@@ -26,19 +26,22 @@ type clusterPKI struct {
 	SAPubPEM      []byte
 }
 
+// CAFile is the CA certificate's file among the key material StartAPIServer writes (in the pki/
+// folder of APIServerConfig.Dir).
+const CAFile = "ca.crt"
+
 const (
-	pkiCAFile         = "ca.crt"
 	pkiServingFile    = "apiserver.crt"
 	pkiServingKeyFile = "apiserver.key"
 	pkiSAKeyFile      = "sa.key"
 	pkiSAPubFile      = "sa.pub"
 )
 
-// newClusterPKI generates fresh key material (ECDSA P-256: fast to generate, accepted by
+// NewPKI generates fresh key material (ECDSA P-256: fast to generate, accepted by
 // kube-apiserver for serving and for service-account tokens).
-func newClusterPKI(clusterName string) (*clusterPKI, error) {
+func NewPKI(clusterName string) (*PKI, error) {
 	now := time.Now()
-	caKey, caCert, caDER, err := newSelfSignedCA(clusterName+"-ca", now)
+	caKey, caCert, caDER, err := NewSelfSignedCA(clusterName+"-ca", now)
 	if err != nil {
 		return nil, err
 	}
@@ -47,14 +50,14 @@ func newClusterPKI(clusterName string) (*clusterPKI, error) {
 		return nil, err
 	}
 	srvTmpl := &x509.Certificate{
-		SerialNumber: randomSerial(),
+		SerialNumber: RandomSerial(),
 		Subject:      pkix.Name{CommonName: "kube-apiserver"},
 		NotBefore:    now.Add(-time.Hour),
 		NotAfter:     now.AddDate(10, 0, 0),
 		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		// Not localhost: that name is the cluster's DNS-based endpoint, served with another CA's
-		// certificate when the cluster allows it (endpoints.go).
+		// certificate when the cluster allows it (internal/emulator's endpoints.go).
 		DNSNames:    []string{"kubernetes", "kubernetes.default", "kubernetes.default.svc"},
 		IPAddresses: []net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback},
 	}
@@ -66,14 +69,14 @@ func newClusterPKI(clusterName string) (*clusterPKI, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &clusterPKI{
+	p := &PKI{
 		CACertPEM:  pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
 		ServingPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srvDER}),
 	}
-	if p.ServingKeyPEM, err = ecKeyPEM(srvKey); err != nil {
+	if p.ServingKeyPEM, err = ECKeyPEM(srvKey); err != nil {
 		return nil, err
 	}
-	if p.SAKeyPEM, err = ecKeyPEM(saKey); err != nil {
+	if p.SAKeyPEM, err = ECKeyPEM(saKey); err != nil {
 		return nil, err
 	}
 	saPub, err := x509.MarshalPKIXPublicKey(&saKey.PublicKey)
@@ -84,7 +87,8 @@ func newClusterPKI(clusterName string) (*clusterPKI, error) {
 	return p, nil
 }
 
-func ecKeyPEM(k *ecdsa.PrivateKey) ([]byte, error) {
+// ECKeyPEM is k as an "EC PRIVATE KEY" PEM block.
+func ECKeyPEM(k *ecdsa.PrivateKey) ([]byte, error) {
 	der, err := x509.MarshalECPrivateKey(k)
 	if err != nil {
 		return nil, err
@@ -92,7 +96,8 @@ func ecKeyPEM(k *ecdsa.PrivateKey) ([]byte, error) {
 	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), nil
 }
 
-func randomSerial() *big.Int {
+// RandomSerial is a random 120-bit certificate serial number.
+func RandomSerial() *big.Int {
 	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
 	if err != nil {
 		panic(err) // crypto/rand never fails on Linux
@@ -100,9 +105,9 @@ func randomSerial() *big.Int {
 	return n
 }
 
-func (p *clusterPKI) files() map[string][]byte {
+func (p *PKI) files() map[string][]byte {
 	return map[string][]byte{
-		pkiCAFile:         p.CACertPEM,
+		CAFile:            p.CACertPEM,
 		pkiServingFile:    p.ServingPEM,
 		pkiServingKeyFile: p.ServingKeyPEM,
 		pkiSAKeyFile:      p.SAKeyPEM,
@@ -111,7 +116,7 @@ func (p *clusterPKI) files() map[string][]byte {
 }
 
 // write stores the key material in dir (0600 files).
-func (p *clusterPKI) write(dir string) error {
+func (p *PKI) write(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -123,12 +128,12 @@ func (p *clusterPKI) write(dir string) error {
 	return nil
 }
 
-// loadClusterPKI reads key material written by write; a cluster keeps its CA across restarts of
-// a stateful emulator.
-func loadClusterPKI(dir string) (*clusterPKI, error) {
-	p := &clusterPKI{}
+// LoadPKI reads key material written by write (StartAPIServer writes it in the pki/ folder of
+// APIServerConfig.Dir); a cluster keeps its CA across restarts of a stateful emulator.
+func LoadPKI(dir string) (*PKI, error) {
+	p := &PKI{}
 	for name, dst := range map[string]*[]byte{
-		pkiCAFile: &p.CACertPEM, pkiServingFile: &p.ServingPEM, pkiServingKeyFile: &p.ServingKeyPEM,
+		CAFile: &p.CACertPEM, pkiServingFile: &p.ServingPEM, pkiServingKeyFile: &p.ServingKeyPEM,
 		pkiSAKeyFile: &p.SAKeyPEM, pkiSAPubFile: &p.SAPubPEM,
 	} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
@@ -140,15 +145,15 @@ func loadClusterPKI(dir string) (*clusterPKI, error) {
 	return p, nil
 }
 
-// newSelfSignedCA generates an ECDSA P-256 CA valid for ten years from an hour before now, and
+// NewSelfSignedCA generates an ECDSA P-256 CA valid for ten years from an hour before now, and
 // returns its key, its certificate and that certificate's DER.
-func newSelfSignedCA(commonName string, now time.Time) (*ecdsa.PrivateKey, *x509.Certificate, []byte, error) {
+func NewSelfSignedCA(commonName string, now time.Time) (*ecdsa.PrivateKey, *x509.Certificate, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber:          randomSerial(),
+		SerialNumber:          RandomSerial(),
 		Subject:               pkix.Name{CommonName: commonName},
 		NotBefore:             now.Add(-time.Hour),
 		NotAfter:              now.AddDate(10, 0, 0),

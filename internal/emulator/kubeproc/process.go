@@ -1,7 +1,8 @@
-package emulator
+package kubeproc
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -14,10 +15,10 @@ import (
 	"time"
 )
 
-// process is a child process (etcd, a kube-apiserver, a kube-scheduler or a ray-operator) in its
+// Process is a child process (etcd, a kube-apiserver, a kube-scheduler or a ray-operator) in its
 // own process group, killed with the emulator: SIGKILL through Pdeathsig if the emulator dies,
-// SIGTERM then SIGKILL to the whole group on stop. Nothing outlives the emulator.
-type process struct {
+// SIGTERM then SIGKILL to the whole group on Stop. Nothing outlives the emulator.
+type Process struct {
 	name    string
 	cmd     *exec.Cmd
 	logPath string
@@ -26,21 +27,22 @@ type process struct {
 	stopMu  sync.Mutex
 }
 
-// procGroup is every child process of one emulator, so that Close stops each one, even one whose
-// start raced with a cluster's deletion or a Reset. Once closed it starts nothing more.
-type procGroup struct {
+// Group is every child process of one emulator, so that the emulator's Close stops each one, even
+// one whose start raced with a cluster's deletion or a Reset. Once closed it starts nothing more.
+type Group struct {
 	mu     sync.Mutex
-	procs  map[*process]bool
+	procs  map[*Process]bool
 	closed bool
 }
 
-func newProcGroup() *procGroup { return &procGroup{procs: map[*process]bool{}} }
+// NewGroup returns an empty Group.
+func NewGroup() *Group { return &Group{procs: map[*Process]bool{}} }
 
-// stopAll stops every process still running and refuses new ones.
-func (g *procGroup) stopAll(grace time.Duration) {
+// StopAll stops every process still running and refuses new ones.
+func (g *Group) StopAll(grace time.Duration) {
 	g.mu.Lock()
 	g.closed = true
-	procs := make([]*process, 0, len(g.procs))
+	procs := make([]*Process, 0, len(g.procs))
 	for p := range g.procs {
 		procs = append(procs, p)
 	}
@@ -48,12 +50,26 @@ func (g *procGroup) stopAll(grace time.Duration) {
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		wg.Add(1)
-		go func() { defer wg.Done(); p.stop(grace) }()
+		go func() { defer wg.Done(); p.Stop(grace) }()
 	}
 	wg.Wait()
 }
 
-func (g *procGroup) start(name, bin string, args []string, logPath string) (*process, error) {
+// Running is how many of the group's processes have not exited.
+func (g *Group) Running() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for p := range g.procs {
+		if !p.Exited() {
+			n++
+		}
+	}
+	return n
+}
+
+// Start starts bin with args as name, its output appended to logPath, unless the group is closed.
+func (g *Group) Start(name, bin string, args []string, logPath string) (*Process, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -73,7 +89,7 @@ func (g *procGroup) start(name, bin string, args []string, logPath string) (*pro
 	return p, nil
 }
 
-func startProcess(name, bin string, args []string, logPath string) (*process, error) {
+func startProcess(name, bin string, args []string, logPath string) (*Process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
@@ -83,7 +99,7 @@ func startProcess(name, bin string, args []string, logPath string) (*process, er
 	cmd.Stderr = logFile
 	cmd.Env = append(os.Environ(), childGoEnv(name)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	p := &Process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
 	// Pdeathsig fires when the OS thread that forked the child ends, not the process: the fork
 	// happens on a thread locked to this goroutine, which lives as long as the child, so the child
 	// dies with the emulator and only then.
@@ -107,8 +123,8 @@ func startProcess(name, bin string, args []string, logPath string) (*process, er
 	return p, nil
 }
 
-// exited reports whether the process has ended.
-func (p *process) exited() bool {
+// Exited reports whether the process has ended.
+func (p *Process) Exited() bool {
 	select {
 	case <-p.done:
 		return true
@@ -117,11 +133,17 @@ func (p *process) exited() bool {
 	}
 }
 
-// stop ends the process group: SIGTERM, then SIGKILL after grace. It waits for the process.
-func (p *process) stop(grace time.Duration) {
+// Done is closed once the process has ended.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Pid is the process's id, which is also its process group's.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Stop ends the process group: SIGTERM, then SIGKILL after grace. It waits for the process.
+func (p *Process) Stop(grace time.Duration) {
 	p.stopMu.Lock()
 	defer p.stopMu.Unlock()
-	if p.exited() {
+	if p.Exited() {
 		return
 	}
 	pgid := p.cmd.Process.Pid
@@ -137,7 +159,7 @@ func (p *process) stop(grace time.Duration) {
 }
 
 // logTail returns the last lines of the process log, for error messages.
-func (p *process) logTail(lines int) string {
+func (p *Process) logTail(lines int) string {
 	b, err := os.ReadFile(p.logPath)
 	if err != nil {
 		return ""
@@ -150,8 +172,31 @@ func (p *process) logTail(lines int) string {
 	return string(bytes.Join(parts, []byte("\n")))
 }
 
-func (p *process) exitError() error {
+// ExitError says that the process exited, with its exit status and the last lines of its log.
+func (p *Process) ExitError() error {
 	return fmt.Errorf("%s exited (%v); last log lines (%s):\n%s", p.name, p.err, p.logPath, p.logTail(15))
+}
+
+// waitHTTP polls check every 100 ms until it succeeds, the process exits or timeout passes.
+func waitHTTP(ctx context.Context, p *Process, timeout time.Duration, check func() error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return nil
+		}
+		if p.Exited() {
+			return p.ExitError()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not ready after %s: %v; last log lines:\n%s", p.name, timeout, err, p.logTail(15))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // freePort asks the kernel for a free TCP port on 127.0.0.1. Another process may take it before
