@@ -359,7 +359,7 @@
 //
 // A cluster with the Ray Operator add-on runs what consumes its RayCluster worker groups on GKE,
 // so that Ray Pods land on whole TPU slices as they would there (kuberay_stack.go):
-//   - GKE's KubeRay TPU webhook (webhook_tpu.go): registered with the CRDs as a
+//   - GKE's KubeRay TPU webhook (tpuwebhook; webhook_tpu.go): registered with the CRDs as a
 //     MutatingWebhookConfiguration (Pods, CREATE, objectSelector app.kubernetes.io/name=kuberay)
 //     and a ValidatingWebhookConfiguration (RayClusters, CREATE), both calling an HTTPS server of
 //     the emulator with its own CA in caBundle, so the kube-apiserver itself calls it, as
@@ -488,8 +488,13 @@
 //     it), makes a cluster's key material, starts etcd and each cluster's kube-apiserver, holds the
 //     flags of kube-scheduler and kube-controller-manager, and keeps every child process in one
 //     group that stops with the emulator. It knows nothing of GKE's state or of Emulator.
+//   - tpuwebhook: GKE's KubeRay TPU webhook (the mutation of TPU worker Pods, the validation of
+//     RayClusters) and its HTTPS server, built from a Config of clients and functions (a cluster's
+//     Kubernetes client by UID, Logf, the key material) with no pointer back to Emulator; the
+//     emulator starts it, and registers it in a cluster when the Ray Operator add-on is enabled.
 //   - gketpu and machines: GKE's TPU and machine type tables, each row with its source.
 //
 // The imports point one way: emulator -> rules -> apierr; rules -> gketpu, machines;
-// emulator -> kubeproc. `go list -deps ./internal/emulator/<package>` shows it.
+// emulator -> kubeproc; emulator -> tpuwebhook -> gketpu.
+// `go list -deps ./internal/emulator/<package>` shows it.
 package emulator

@@ -19,54 +19,21 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/tpuwebhook"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/tpuwebhook/tpuwebhooktest"
 )
 
 // Ray on whole TPU slices, end to end through real clients: the GKE API creates the cluster and
 // its pools, KubeRay's Go types the RayClusters; the real KubeRay operator makes the Pods, the
 // real kube-scheduler places them, GKE's TPU webhook (served by the emulator and called by the
 // kube-apiserver) indexes them, the node agent runs them and NAP adds a slice.
-
-const rayTestImage = "rayproject/ray:2.55.0-py310-tpu"
-
-// tpuRayCluster is a RayCluster with one TPU worker group of replicas slices, each of hosts Pods
-// asking chips google.com/tpu, on the v6e topology given, as raytpu writes them.
-func tpuRayCluster(name, group string, replicas, hosts int32, chips int64, topology string) *rayv1.RayCluster {
-	tpus := resource.MustParse(strconv.FormatInt(chips, 10))
-	zero := int32(0)
-	head := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("2Gi")}
-	worker := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("32Gi"), "google.com/tpu": tpus}
-	return &rayv1.RayCluster{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "ray.io/v1", Kind: "RayCluster"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-		Spec: rayv1.RayClusterSpec{
-			RayVersion: "2.55.0",
-			HeadGroupSpec: rayv1.HeadGroupSpec{
-				RayStartParams: map[string]string{},
-				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
-					Name: "ray-head", Image: rayTestImage, Resources: corev1.ResourceRequirements{Requests: head, Limits: head},
-				}}}},
-			},
-			WorkerGroupSpecs: []rayv1.WorkerGroupSpec{{
-				GroupName: group, Replicas: &replicas, MinReplicas: &zero, MaxReplicas: &replicas, NumOfHosts: hosts,
-				RayStartParams: map[string]string{},
-				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-					Containers: []corev1.Container{{
-						Name: "ray-worker", Image: rayTestImage, Resources: corev1.ResourceRequirements{Requests: worker, Limits: worker},
-					}},
-					NodeSelector: map[string]string{"cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice", "cloud.google.com/gke-tpu-topology": topology},
-					Tolerations:  []corev1.Toleration{{Key: "google.com/tpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
-				}},
-			}},
-		},
-	}
-}
 
 func createRayCluster(ctx context.Context, dyn dynamic.Interface, rc *rayv1.RayCluster) error {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(rc)
@@ -256,7 +223,7 @@ func TestRayOnSlices(t *testing.T) {
 	}
 
 	t.Run("webhook refuses numOfHosts that disagrees with the topology", func(t *testing.T) {
-		err := createRayCluster(ctx, dyn, tpuRayCluster("wrong", "tpu", 1, 3, 4, "4x4"))
+		err := createRayCluster(ctx, dyn, tpuwebhooktest.RayCluster("wrong", "tpu", 1, 3, 4, "4x4"))
 		want := `admission webhook "raycluster-kuberay-tpu-webhook.ray-system.svc" denied the request: Number of workers in worker group not equal to specified topology`
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("want %q, got %v", want, err)
@@ -271,7 +238,7 @@ func TestRayOnSlices(t *testing.T) {
 
 	var pids map[string]int
 	t.Run("multi-host worker group on two v6e 4x4 slices", func(t *testing.T) {
-		if err := createRayCluster(ctx, dyn, tpuRayCluster("multi", "tpu", 2, 4, 4, "4x4")); err != nil {
+		if err := createRayCluster(ctx, dyn, tpuwebhooktest.RayCluster("multi", "tpu", 2, 4, 4, "4x4")); err != nil {
 			t.Fatal(err)
 		}
 		workers := waitRayPods(t, kube, "multi", 8)
@@ -289,7 +256,7 @@ func TestRayOnSlices(t *testing.T) {
 			if len(p.Status.ContainerStatuses) != 1 || !p.Status.ContainerStatuses[0].Ready || p.Status.ContainerStatuses[0].State.Running == nil {
 				t.Fatalf("pod %s container statuses %+v", p.Name, p.Status.ContainerStatuses)
 			}
-			replicas[p.Labels[rayReplicaNameLabel]] = append(replicas[p.Labels[rayReplicaNameLabel]], p)
+			replicas[p.Labels[tpuwebhook.ReplicaNameLabel]] = append(replicas[p.Labels[tpuwebhook.ReplicaNameLabel]], p)
 		}
 		if len(replicas) != 2 {
 			t.Fatalf("want 2 replicas, got %d", len(replicas))
@@ -299,7 +266,7 @@ func TestRayOnSlices(t *testing.T) {
 			if len(pods) != 4 {
 				t.Fatalf("replica %s has %d Pods", rname, len(pods))
 			}
-			replica := pods[0].Labels[rayReplicaIndexLabel]
+			replica := pods[0].Labels[tpuwebhook.ReplicaIndexLabel]
 			pool := nodes[pods[0].Spec.NodeName].Labels["cloud.google.com/gke-nodepool"]
 			if pools[pool] {
 				t.Fatalf("two replicas on node pool %s", pool)
@@ -313,8 +280,8 @@ func TestRayOnSlices(t *testing.T) {
 				}
 				id, _ := env(p, "TPU_WORKER_ID")
 				ids[id] = true
-				if id != p.Labels[rayHostIndexLabel] {
-					t.Fatalf("pod %s: TPU_WORKER_ID %s, host index %s", p.Name, id, p.Labels[rayHostIndexLabel])
+				if id != p.Labels[tpuwebhook.HostIndexLabel] {
+					t.Fatalf("pod %s: TPU_WORKER_ID %s, host index %s", p.Name, id, p.Labels[tpuwebhook.HostIndexLabel])
 				}
 				if got, _ := env(p, "TPU_WORKER_HOSTNAMES"); got != wantHostnames {
 					t.Fatalf("pod %s: TPU_WORKER_HOSTNAMES %q, want %q", p.Name, got, wantHostnames)
@@ -347,7 +314,7 @@ func TestRayOnSlices(t *testing.T) {
 	})
 
 	t.Run("single-host worker group", func(t *testing.T) {
-		if err := createRayCluster(ctx, dyn, tpuRayCluster("solo", "one", 1, 1, 4, "2x2")); err != nil {
+		if err := createRayCluster(ctx, dyn, tpuwebhooktest.RayCluster("solo", "one", 1, 1, 4, "2x2")); err != nil {
 			t.Fatal(err)
 		}
 		workers := waitRayPods(t, kube, "solo", 1)
@@ -378,7 +345,7 @@ func TestRayOnSlices(t *testing.T) {
 		if err != nil || !cl.GetAutoscaling().GetEnableNodeAutoprovisioning() || len(cl.GetAutoscaling().GetResourceLimits()) != 3 {
 			t.Fatalf("cluster autoscaling %v %v", cl.GetAutoscaling(), err)
 		}
-		if err := createRayCluster(ctx, dyn, tpuRayCluster("grow", "nap", 1, 2, 4, "2x4")); err != nil {
+		if err := createRayCluster(ctx, dyn, tpuwebhooktest.RayCluster("grow", "nap", 1, 2, 4, "2x4")); err != nil {
 			t.Fatal(err)
 		}
 		workers := waitRayPods(t, kube, "grow", 2)
@@ -418,7 +385,7 @@ func TestRayOnSlices(t *testing.T) {
 		}
 
 		// A second slice would take the cluster's v6e chips over the limit of 44.
-		if err := createRayCluster(ctx, dyn, tpuRayCluster("over", "nap", 1, 2, 4, "2x4")); err != nil {
+		if err := createRayCluster(ctx, dyn, tpuwebhooktest.RayCluster("over", "nap", 1, 2, 4, "2x4")); err != nil {
 			t.Fatal(err)
 		}
 		waitScaleUpRefused(t, kube, "over-", "pod didn't trigger scale-up: 1 max cluster tpu-v6e-slice limit reached")
@@ -453,7 +420,7 @@ func TestRayOnSlices(t *testing.T) {
 				{ResourceType: "cpu", Maximum: cores + 260}, {ResourceType: "memory", Maximum: gib + 2000}, {ResourceType: "tpu-v6e-slice", Maximum: 1000},
 			}},
 		}}))
-		if err := createRayCluster(ctx, dyn, tpuRayCluster("cores", "nap", 1, 2, 4, "2x4")); err != nil {
+		if err := createRayCluster(ctx, dyn, tpuwebhooktest.RayCluster("cores", "nap", 1, 2, 4, "2x4")); err != nil {
 			t.Fatal(err)
 		}
 		waitScaleUpRefused(t, kube, "cores-", "pod didn't trigger scale-up: 1 max cluster cpu limit reached")
@@ -466,7 +433,7 @@ func TestRayOnSlices(t *testing.T) {
 		workers := rayPods(t, kube, "multi", "worker")
 		var victim corev1.Pod
 		for _, p := range workers {
-			if p.Labels[rayHostIndexLabel] == "1" {
+			if p.Labels[tpuwebhook.HostIndexLabel] == "1" {
 				victim = p
 			}
 		}
@@ -503,7 +470,7 @@ func TestRayOnSlices(t *testing.T) {
 		waitFor(t, 60*time.Second, "the failed replica to be replaced", func() bool {
 			fresh := 0
 			for _, p := range rayPods(t, kube, "multi", "worker") {
-				if p.Labels[rayReplicaNameLabel] != victim.Labels[rayReplicaNameLabel] {
+				if p.Labels[tpuwebhook.ReplicaNameLabel] != victim.Labels[tpuwebhook.ReplicaNameLabel] {
 					fresh++
 				}
 			}

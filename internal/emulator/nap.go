@@ -16,6 +16,7 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/machines"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/tpuwebhook"
 )
 
 // Node auto-provisioning (NAP) for TPUs: a cluster whose Cluster.autoscaling enables node
@@ -363,7 +364,7 @@ func (a *nodeAgent) napPass(ctx context.Context) bool {
 	byReplica := map[string]*napDemand{}
 	loose := map[string]*napDemand{}
 	for _, p := range pending {
-		shape, why := napShapeFor(p.Spec.NodeSelector[gketpu.LabelAccelerator], p.Spec.NodeSelector[gketpu.LabelTopology], int(tpuChipsRequested(p.Spec.Containers...)))
+		shape, why := napShapeFor(p.Spec.NodeSelector[gketpu.LabelAccelerator], p.Spec.NodeSelector[gketpu.LabelTopology], int(tpuwebhook.ChipsRequested(p.Spec.Containers...)))
 		if why != "" {
 			a.napEvent(ctx, p, "NotTriggerScaleUp", "pod didn't trigger scale-up: "+why)
 			continue
@@ -519,11 +520,11 @@ func napNodePool(s napShape, cl napCluster) *containerpb.NodePool {
 // replicaKey names the slice replica a Pod belongs to: KubeRay's replica name, else the webhook's
 // replicaIndex label; "" for a Pod of neither.
 func replicaKey(p *corev1.Pod) string {
-	if v := p.Labels[rayReplicaNameLabel]; v != "" {
-		return p.Namespace + "/" + p.Labels[rayClusterLabel] + "/" + v
+	if v := p.Labels[tpuwebhook.ReplicaNameLabel]; v != "" {
+		return p.Namespace + "/" + p.Labels[tpuwebhook.ClusterLabel] + "/" + v
 	}
-	if v := p.Labels[whLegacyReplicaLabel]; v != "" {
-		return p.Namespace + "/" + p.Labels[rayClusterLabel] + "/" + p.Labels[rayGroupLabel] + "/" + v
+	if v := p.Labels[tpuwebhook.LegacyReplicaLabel]; v != "" {
+		return p.Namespace + "/" + p.Labels[tpuwebhook.ClusterLabel] + "/" + p.Labels[tpuwebhook.GroupLabel] + "/" + v
 	}
 	return ""
 }

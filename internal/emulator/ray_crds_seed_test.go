@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/tpuwebhook/tpuwebhooktest"
 )
 
 // Every cluster after the first that installs the KubeRay CRDs gets copies of that cluster's stored
@@ -42,7 +43,7 @@ func TestLaterClustersGetCopiesOfTheKubeRayCRDs(t *testing.T) {
 		}
 	}
 	// The copies serve: the second cluster lists and creates Ray objects.
-	if err := createRayCluster(ctx, second, tpuRayCluster("served", "tpu", 1, 1, 4, "2x2")); err != nil {
+	if err := createRayCluster(ctx, second, tpuwebhooktest.RayCluster("served", "tpu", 1, 1, 4, "2x2")); err != nil {
 		t.Fatal(err)
 	}
 	if ec.runtimeOf() == nil {
