@@ -26,6 +26,9 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/nodeagent"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules/rulestest"
 )
 
 // Ray on whole TPU slices, end to end through real clients: the GKE API creates the cluster and
@@ -283,7 +286,7 @@ func TestRayOnSlices(t *testing.T) {
 				t.Fatalf("two workers on node %s", p.Spec.NodeName)
 			}
 			hosts[p.Spec.NodeName] = true
-			if p.Status.PodIP == "" || p.Status.HostIP == "" || p.Status.HostIP != nodeInternalIP(ptrTo(nodes[p.Spec.NodeName])) {
+			if p.Status.PodIP == "" || p.Status.HostIP == "" || p.Status.HostIP != nodeagent.NodeInternalIP(ptrTo(nodes[p.Spec.NodeName])) {
 				t.Fatalf("pod %s: podIP %q hostIP %q, node %s", p.Name, p.Status.PodIP, p.Status.HostIP, p.Spec.NodeName)
 			}
 			if len(p.Status.ContainerStatuses) != 1 || !p.Status.ContainerStatuses[0].Ready || p.Status.ContainerStatuses[0].State.Running == nil {
@@ -547,7 +550,7 @@ func TestWorkloadsWithoutTheRayAddon(t *testing.T) {
 	c := restClient(t, testEmu.Token())
 	ctx := testCtx(t)
 	name := testLocation + "/clusters/no-ray"
-	nap := limits(true, limit("cpu", 1, 64), limit("memory", 1, 256), limit("tpu-v6e-slice", 0, 16))
+	nap := rulestest.Autoscaling(true, rulestest.Limit("cpu", 1, 64), rulestest.Limit("memory", 1, 256), rulestest.Limit("tpu-v6e-slice", 0, 16))
 	mustSucceed(t, c)(c.CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: testLocation, Cluster: &containerpb.Cluster{
 		Name: "no-ray", NodePools: []*containerpb.NodePool{tpuPool("system", "e2-standard-4", 2, nil)}, Autoscaling: nap,
 	}}))
