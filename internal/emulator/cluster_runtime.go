@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/nodeagent"
 )
 
 // What runs beside a cluster's kube-apiserver, as in a GKE cluster, each part started only once
@@ -27,8 +28,8 @@ import (
 //     or CronJob; a Namespace being deleted): kube-scheduler and kube-controller-manager
 //     (k8s.io/kubernetes at the pinned version, built by `make tools`), so that Kubernetes itself
 //     places Pods and runs the controllers of the objects users apply
-//     (kubeproc/controller_manager.go), and the node agent (nodeagent.go), which plays the kubelet
-//     of the emulated nodes and runs node auto-provisioning (nap.go);
+//     (kubeproc/controller_manager.go), and the node agent (package nodeagent), which plays the
+//     kubelet of the emulated nodes and runs node auto-provisioning;
 //   - with the Ray Operator add-on, on the first RayCluster, RayJob or RayService: KubeRay's
 //     ray-operator (kuberay_stack.go), stopped again when the add-on is disabled.
 //
@@ -57,7 +58,7 @@ type clusterRuntime struct {
 	mu      sync.Mutex
 	procs   map[string]*kubeproc.Process // running child processes by component
 	started map[string]time.Time         // when each component started
-	agent   *nodeAgent
+	agent   *nodeagent.Agent
 	// ray stops the Ray Operator add-on's part (nil while it is not armed); rayDone ends when it
 	// has stopped.
 	ray     context.CancelFunc
@@ -134,7 +135,7 @@ func (r *clusterRuntime) startWorkloads() {
 	}
 	r.supervise(r.ctx, componentScheduler, r.e.bins.Scheduler, kubeproc.SchedulerArgs(kubeconfig))
 	r.supervise(r.ctx, componentControllerManager, r.e.bins.ControllerManager, kubeproc.ControllerManagerArgs(kubeconfig))
-	a := newNodeAgent(r.e, r.c, r.kube)
+	a := nodeagent.New(r.e.nodeAgentConfig(r.c, r.kube))
 	r.mu.Lock()
 	r.agent = a
 	r.started[componentNodeAgent] = time.Now()
@@ -142,7 +143,7 @@ func (r *clusterRuntime) startWorkloads() {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		a.run(r.ctx)
+		a.Run(r.ctx)
 	}()
 }
 

@@ -93,7 +93,7 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 	if err := rules.CheckRayVersion(pb.AddonsConfig, version); err != nil {
 		return nil, err
 	}
-	if err := validateClusterAutoscaling(pb.Autoscaling); err != nil {
+	if err := rules.ValidateClusterAutoscaling(pb.Autoscaling); err != nil {
 		return nil, err
 	}
 	if err := validateEndpoints(pb); err != nil {
@@ -405,7 +405,7 @@ func (e *Emulator) updateCluster(n resourceName, body []byte) (*containerpb.Oper
 		if err := e.checkDesiredNodePoolAutoscaling(c, req.Update); err != nil {
 			return nil, 0, err
 		}
-		if err := validateClusterAutoscaling(req.GetUpdate().GetDesiredClusterAutoscaling()); err != nil {
+		if err := rules.ValidateClusterAutoscaling(req.GetUpdate().GetDesiredClusterAutoscaling()); err != nil {
 			return nil, 0, err
 		}
 		return applyClusterUpdate(c, req.Update)

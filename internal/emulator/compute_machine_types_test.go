@@ -1,7 +1,6 @@
 package emulator
 
 import (
-	"strings"
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -55,28 +54,5 @@ func TestMachineTypesAndNodeResources(t *testing.T) {
 	}
 	if seen != 2 {
 		t.Fatalf("found %d of the two nodes: %v", seen, nodes.Items)
-	}
-}
-
-// The cluster autoscaler's check of a new node group against the limits: every resource a limit
-// would be passed for, sorted, and a resource without a limit counts as passed.
-func TestNAPExceeded(t *testing.T) {
-	host := napUsage("ct6e-standard-4t", "tpu-v6e-slice", 4, 2)
-	if host["cpu"] != 360 || host["memory"] != 2*720*1024 || host["tpu-v6e-slice"] != 8 {
-		t.Fatalf("two ct6e-standard-4t hosts count %v", host)
-	}
-	used := napUsage("e2-standard-4", "", 0, 1)
-	for _, tc := range []struct {
-		limits map[string]int64
-		want   string
-	}{
-		{map[string]int64{"cpu": 1000, "memory": 4000, "tpu-v6e-slice": 8}, ""},
-		{map[string]int64{"cpu": 64, "memory": 256, "tpu-v6e-slice": 48}, "cpu,memory"},
-		{map[string]int64{"cpu": 1000, "memory": 256, "tpu-v6e-slice": 48}, "memory"},
-		{map[string]int64{"cpu": 1000, "memory": 4000}, "tpu-v6e-slice"},
-	} {
-		if got := strings.Join(napExceeded(tc.limits, used, host), ","); got != tc.want {
-			t.Errorf("limits %v: exceeded %q, want %q", tc.limits, got, tc.want)
-		}
 	}
 }

@@ -31,7 +31,7 @@ type Controller interface {
 	// FailNextOperation makes the next matching operation(s) end DONE with the given error.
 	FailNextOperation(ctx context.Context, f OperationFault) error
 	// FailHost marks one node of a pool NotReady and the pool RUNNING_WITH_ERROR; on a cluster
-	// with the Ray Operator add-on, the node's Pods fail (nodeagent.go).
+	// with the Ray Operator add-on, the node's Pods fail (package nodeagent).
 	FailHost(ctx context.Context, h HostFailure) error
 	// Requests returns the GKE API request log, oldest first.
 	Requests(ctx context.Context) ([]RequestRecord, error)

@@ -219,7 +219,7 @@
 //  8. Node auto-provisioning limits count every node, TPU hosts included ("Any auto-provisioning
 //     limits that you define are enforced based on the total CPU and memory resources used across
 //     all node pools", GKE "About node auto-provisioning"; the cluster autoscaler's
-//     resource/manager.go). Emulator: nap.go, with the machine types of machines/. raytpu: warns at
+//     resource/manager.go). Emulator: rules/nap.go, with machines/'s table. raytpu: warns at
 //     plan time when an auto-provisioned worker group cannot fit (ray_cluster_nap_limits.go); the
 //     quickstart and the examples use limits that hold their hosts. Tests: TestRayOnSlices (node
 //     auto-provisioning), TestNAPExceeded, TestNAPLimitsCountTPUHosts.
@@ -386,7 +386,7 @@
 //   - kube-scheduler and kube-controller-manager, as on every cluster (above): node selectors, the
 //     TPU taint's tolerations, google.com/tpu requests and the webhook's affinity are Kubernetes'
 //     own to decide, and the garbage collector removes a deleted RayCluster's Pods and Services.
-//   - A node agent (nodeagent.go) plays the kubelet of the emulated nodes: a Pod bound to a Ready
+//   - A node agent (nodeagent) plays the kubelet of the emulated nodes: a Pod bound to a Ready
 //     node is Running and Ready at once, with container statuses, a Pod IP from the node's /24 of
 //     the cluster's Pod range and the node's InternalIP as hostIP; a Pod being deleted is removed
 //     (grace period 0, as the kubelet's last delete). A failed host (FailHost) fails its Pods:
@@ -405,8 +405,8 @@
 // desiredClusterAutoscaling, with GKE's refusals: "Resource limits are supported only with node
 // autoprovisioning.", "Resource limits for cpu, memory must be specified when enabling node
 // autoprovisioning.", "Invalid resource: X." and "Resource_limit.maximum must be greater than 0."
-// (nap.go cites them). A Pod the scheduler marked Unschedulable whose node selector names a TPU
-// accelerator and topology gets
+// (rules/nap.go cites them). A Pod the scheduler marked Unschedulable whose node selector names a
+// TPU accelerator and topology gets
 // a node pool of its slice, as GKE's NAP would make it: nap-<machine type, cropped to 14>-<8
 // random characters>, autoscaling.autoprovisioned true, the generation's machine type whose chips
 // per VM are the Pod's google.com/tpu request (a v6e 2x4 at 4 chips is two ct6e-standard-4t
@@ -482,7 +482,9 @@
 // in subpackages, which it imports and which never import it:
 //   - rules: GKE's rules on their own, without locks, I/O or goroutines: versions, names and
 //     locations, node pool planning, labels, maintenance policies, release channels, capacity
-//     options, autoscaling, and what GKE adds to a cluster or node pool.
+//     options, autoscaling, node auto-provisioning (the pool a Pod's TPU request needs, its name,
+//     what it counts against the cluster's resource limits), and what GKE adds to a cluster or
+//     node pool.
 //   - apierr: the GKE API error (code, HTTP status, status name, legacy reason, JSON body).
 //   - kubeproc: the Kubernetes processes. It finds the binaries (DefaultKubeBinDir delegates to
 //     it), makes a cluster's key material, starts etcd and each cluster's kube-apiserver, holds the
@@ -492,9 +494,15 @@
 //     RayClusters) and its HTTPS server, built from a Config of clients and functions (a cluster's
 //     Kubernetes client by UID, Logf, the key material) with no pointer back to Emulator; the
 //     emulator starts it, and registers it in a cluster when the Ray Operator add-on is enabled.
+//   - nodeagent: what acts on a cluster's Pods where GKE has kubelets and the cluster autoscaler:
+//     the node agent (a bound Pod starts, with a Pod IP; a failed host's Pods fail) and node
+//     auto-provisioning's loop (a node pool for unschedulable TPU Pods, the autoscaler's events).
+//     It is built from a Config of the cluster's Kubernetes client and functions of the emulator's
+//     (a snapshot of the cluster's node pools, CreateNodePool's path), each taking the emulator's
+//     lock itself; it holds no pointer to Emulator or its clusters.
 //   - gketpu and machines: GKE's TPU and machine type tables, each row with its source.
 //
 // The imports point one way: emulator -> rules -> apierr; rules -> gketpu, machines;
-// emulator -> kubeproc; emulator -> tpuwebhook -> gketpu.
+// emulator -> kubeproc; emulator -> tpuwebhook -> gketpu; emulator -> nodeagent -> rules, apierr.
 // `go list -deps ./internal/emulator/<package>` shows it.
 package emulator

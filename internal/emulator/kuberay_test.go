@@ -26,6 +26,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/nodeagent"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules/rulestest"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/tpuwebhook"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/tpuwebhook/tpuwebhooktest"
 )
@@ -250,7 +252,7 @@ func TestRayOnSlices(t *testing.T) {
 				t.Fatalf("two workers on node %s", p.Spec.NodeName)
 			}
 			hosts[p.Spec.NodeName] = true
-			if p.Status.PodIP == "" || p.Status.HostIP == "" || p.Status.HostIP != nodeInternalIP(ptrTo(nodes[p.Spec.NodeName])) {
+			if p.Status.PodIP == "" || p.Status.HostIP == "" || p.Status.HostIP != nodeagent.NodeInternalIP(ptrTo(nodes[p.Spec.NodeName])) {
 				t.Fatalf("pod %s: podIP %q hostIP %q, node %s", p.Name, p.Status.PodIP, p.Status.HostIP, p.Spec.NodeName)
 			}
 			if len(p.Status.ContainerStatuses) != 1 || !p.Status.ContainerStatuses[0].Ready || p.Status.ContainerStatuses[0].State.Running == nil {
@@ -514,7 +516,7 @@ func TestWorkloadsWithoutTheRayAddon(t *testing.T) {
 	c := restClient(t, testEmu.Token())
 	ctx := testCtx(t)
 	name := testLocation + "/clusters/no-ray"
-	nap := limits(true, limit("cpu", 1, 64), limit("memory", 1, 256), limit("tpu-v6e-slice", 0, 16))
+	nap := rulestest.Autoscaling(true, rulestest.Limit("cpu", 1, 64), rulestest.Limit("memory", 1, 256), rulestest.Limit("tpu-v6e-slice", 0, 16))
 	mustSucceed(t, c)(c.CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: testLocation, Cluster: &containerpb.Cluster{
 		Name: "no-ray", NodePools: []*containerpb.NodePool{tpuPool("system", "e2-standard-4", 2, nil)}, Autoscaling: nap,
 	}}))

@@ -101,7 +101,7 @@ func (r *rayClusterResource) ValidateConfig(ctx context.Context, req resource.Va
 			if s.MultiHost && s.Generation.MultiHostPlacement == tpu.PlacementWorkloadPolicy {
 				// Such a slice is placed by a Compute Engine workload policy (a raytpu_slice
 				// makes one), which node auto-provisioning does not create (INFERRED: GKE
-				// publishes no auto-provisioning support for it; the emulator's nap.go skips it).
+				// publishes no auto-provisioning support for it; the emulator's rules/nap.go skips it).
 				resp.Diagnostics.AddAttributeError(p.AtName("topology"), "Slice Not Auto-provisioned",
 					fmt.Sprintf("%s %s is a multi-host slice placed by a Compute Engine workload policy, which node auto-provisioning "+
 						"does not create, so the group's Pods would wait for ever. Create it as a raytpu_slice and list it in slices, or "+

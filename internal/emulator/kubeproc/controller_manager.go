@@ -15,7 +15,7 @@ import "strings"
 // Controllers left out, and why:
 //   - node-lifecycle-controller: the emulated nodes have no kubelet to renew their Leases, so it
 //     would find every node gone after its grace period; the node agent plays its part for a
-//     failed host (internal/emulator's nodeagent.go). Hence also no node-ipam-controller (the node
+//     failed host (internal/emulator/nodeagent). Hence also no node-ipam-controller (the node
 //     agent hands out Pod addresses) and no ttl-controller (which annotates nodes for kubelets).
 //   - cloud-node-lifecycle, service-lb and node-route controllers: a cloud provider's, which GKE
 //     runs outside kube-controller-manager.

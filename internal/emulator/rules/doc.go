@@ -2,8 +2,10 @@
 // version resolves; cluster and node pool names and locations; node pool planning (the TPU rules
 // from gketpu's tables, placement and workload policies, autoscaling, queued provisioning and
 // flex-start, release channel management); resource and node labels; maintenance policies and
-// their recurrence rules; and what GKE adds to what it was sent (reserved labels, OAuth scopes,
-// autoscaling and cluster defaults). Each rule cites its source next to the code.
+// their recurrence rules; node auto-provisioning (Cluster.autoscaling's limits, the pool a Pod's
+// TPU request needs, its name, what it counts against the limits); and what GKE adds to what it
+// was sent (reserved labels, OAuth scopes, autoscaling and cluster defaults). Each rule cites its
+// source next to the code.
 //
 // It holds no locks, does no I/O and starts no goroutines: every function takes what it checks
 // and returns the result or an [apierr.Error] in GKE's words. The emulator's state, its RPC

@@ -1,5 +1,5 @@
-// Package rulestest builds the maintenance policies the tests of package rules and of the
-// emulator send. It is for tests only.
+// Package rulestest builds the maintenance policies and autoscaling settings the tests of package
+// rules and of the emulator send. It is for tests only.
 package rulestest
 
 import (
