@@ -48,8 +48,8 @@
 // gapic clients ($alt=json) get the plain google.rpc.Status, the only shape gax-go's apierror
 // parses for details.
 //
-// A cluster reads back as GKE fills it in (cluster_defaults.go, after a recorded GKE response in
-// k8s-config-connector): networkConfig.network and .subnetwork as resource paths, the add-ons GKE
+// A cluster reads back as GKE fills it in (rules/cluster_defaults.go, after a recorded GKE
+// response in k8s-config-connector): networkConfig.network and .subnetwork as resource paths, the add-ons GKE
 // turns on and off, logging, monitoring, security posture, shielded nodes, database encryption,
 // IP aliases, the default pool's nodeConfig, and the requested initialNodeCount; so
 // terraform-provider-google plans nothing after an apply.
@@ -177,44 +177,44 @@
 //     changes made to reserved labels are reconciled automatically" (GKE "Automatically applied
 //     labels"; recorded answers; terraform-provider-google containerNodePoolResourceLabelsDiffSuppress,
 //     magic-modules#12877; crossplane-contrib/provider-upjet-gcp#742, pools reconciling for ever).
-//     Emulator: rules_additions.go, on create and after every update; a reservation's value is
+//     Emulator: rules/additions.go, on create and after every update; a reservation's value is
 //     INFERRED on-demand. raytpu: resource_labels leaves goog-gke-* out and refuses them in
 //     configuration (common_gke_answers.go). Tests: TestNodePoolsGetGKEsReservedLabels,
 //     TestAccGKEAnswers_labelsNetworksScopes.
 //  2. Network names. Cluster.network and .subnetwork read back as names whatever form was sent,
 //     their paths in networkConfig ("On output this shows the network ID instead of the name",
 //     containerpb; recorded answers; terraform-provider-google CompareSelfLinkOrResourceName).
-//     Emulator: cluster_defaults.go. raytpu: keeps the written name, path or self link when it
+//     Emulator: rules/cluster_defaults.go. raytpu: keeps the written name, path or self link when it
 //     names the same network, and plans no replacement for another spelling. Tests:
 //     TestClusterNetworkNamesAndAutoscalingDefaults, TestAccGKEAnswers_labelsNetworksScopes,
 //     TestNetworkSpellingDoesNotReplace.
 //  3. Default OAuth scopes. A pool sent none gets the six gke-default scopes; scopes read back
 //     sorted (recorded answers; terraform-provider-google defaultOauthScopes; the order INFERRED
-//     from every recorded answer). Emulator: rules_additions.go. raytpu: compares scopes as sets,
+//     from every recorded answer). Emulator: rules/additions.go. raytpu: compares scopes as sets,
 //     keeping the configuration's order. Tests: TestNodePoolsGetGKEsReservedLabels,
 //     TestAccGKEAnswers_labelsNetworksScopes, TestSameScopes.
 //  4. Auto-provisioning defaults. Cluster.autoscaling reads back with autoscalingProfile BALANCED
 //     and autoprovisioningNodePoolDefaults filled in (scopes, service account, image type,
 //     management; with NAP on, disk size and upgrade strategy), a monitoring scope added to scopes
 //     that lack one (recorded answers; terraform-provider-google
-//     containerClusterAddedScopesSuppress). Emulator: rules_additions.go; auto-provisioned pools
+//     containerClusterAddedScopesSuppress). Emulator: rules/additions.go; auto-provisioned pools
 //     take these defaults. raytpu: reads only what it sets (enable, limits, locations). Test:
 //     TestClusterNetworkNamesAndAutoscalingDefaults.
 //  5. A daily recurrence written out. FREQ=DAILY reads back as
 //     FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU once the policy has exclusions
 //     (terraform-provider-google rfc5545RecurrenceDiffSuppress; that GKE itself does it on every
-//     set is INFERRED). Emulator: rules_maintenance.go. raytpu: compares recurrences by their
+//     set is INFERRED). Emulator: rules/maintenance.go. raytpu: compares recurrences by their
 //     occurrences (gke.SameRecurrence). Tests: TestAccClusterMaintenance_policy, TestSameRecurrence.
 //  6. Maintenance times. Times read back in UTC, a daily window with duration PT4H0M0S, a
 //     NO_UPGRADES exclusion with empty options (terraform-provider-google#7406, #8226; recorded
-//     answers). Emulator: rules_maintenance.go; NO_UPGRADES is the enum's zero value, which JSON
+//     answers). Emulator: rules/maintenance.go; NO_UPGRADES is the enum's zero value, which JSON
 //     leaves out. raytpu: keeps the written time when it names the same instant. Test:
 //     TestAccClusterMaintenance_policy.
 //  7. Node defaults. 100 GB pd-balanced disks, service account default, auto-upgrade and
 //     auto-repair on, SURGE upgrades of one, 110 Pods per node, exact versions for aliases, the
 //     REGULAR channel for a cluster sent none (recorded answers; terraform-provider-google's
-//     Computed fields). Emulator: validate.go, versions.go, rules_management.go. raytpu: disk_size_gb
-//     and disk_type are computed when unset, service account default reads as unset, versions are
+//     Computed fields). Emulator: rules/validate.go, rules/versions.go, rules/management.go.
+//     raytpu: disk_size_gb and disk_type are computed when unset, service account default reads as unset, versions are
 //     resolved before they are sent. Tests: TestAccSlice_everyGeneration, TestAccSlice_versionGate.
 //  8. Node auto-provisioning limits count every node, TPU hosts included ("Any auto-provisioning
 //     limits that you define are enforced based on the total CPU and memory resources used across
@@ -245,7 +245,7 @@
 // # GKE's rules
 //
 // The emulator accepts what GKE accepts and refuses what GKE refuses, each rule from a named
-// source (rules_*.go, validate.go and versions.go cite them). Quoted texts are GKE's own words;
+// source (package rules cites them). Quoted texts are GKE's own words;
 // elsewhere the message is the emulator's. Rules marked inferred go beyond what a source states.
 //
 // Queued provisioning (queuedProvisioning.enabled), per Config Connector's record of GKE's
@@ -299,7 +299,7 @@
 // Kubernetes' syntax, and labels in the kubernetes.io and k8s.io namespaces other than the
 // kubelet's own get "Applying kubernetes label is not allowed: KEY.".
 //
-// Maintenance policies (rules_maintenance.go), at creation and by SetMaintenancePolicy, after GKE's
+// Maintenance policies (rules/maintenance.go), at creation and by SetMaintenancePolicy, after GKE's
 // "Maintenance windows and exclusions" pages: a daily window HH:MM, reported lasting PT4H0M0S, or a
 // recurring window whose RRULE (DAILY, WEEKLY, MONTHLY; not HOURLY, MINUTELY, SECONDLY) leaves 48
 // hours of maintenance in any 32 days, counting blocks of 4 hours or more; at most 20 exclusions,

@@ -62,7 +62,7 @@ func (e *Emulator) setClusterField(rpc string, n resourceName, body []byte) (*co
 		}
 		update = &containerpb.ClusterUpdate{DesiredMasterVersion: req.MasterVersion}
 	case "SetMaintenancePolicy":
-		// Checked by the maintenance rules (rules_maintenance.go).
+		// Checked by the maintenance rules (rules/maintenance.go).
 		return e.setMaintenancePolicy(n, body)
 	case "SetMasterAuth":
 		var req containerpb.SetMasterAuthRequest
@@ -102,7 +102,7 @@ func (e *Emulator) setNodePoolField(rpc string, n resourceName, body []byte) (*c
 	var set func(p *rules.NodePool)
 	switch rpc {
 	case "SetNodePoolAutoscaling":
-		// Checked by the node pool rules (rules_autoscaling.go).
+		// Checked by the node pool rules (rules/autoscaling.go).
 		return e.setNodePoolAutoscaling(n, body)
 	case "SetNodePoolManagement":
 		var req containerpb.SetNodePoolManagementRequest

@@ -116,7 +116,8 @@ func autoscalingIs(id gke.ClusterID, check func(*containerpb.ClusterAutoscaling)
 }
 
 // The scopes written for auto-provisioned pools stay as written when GKE adds its monitoring scope,
-// in either spelling (rules_additions.go adds .../auth/monitoring), and give way to another list.
+// in either spelling (the emulator's rules/additions.go adds .../auth/monitoring), and give way
+// to another list.
 func TestFlattenAutoProvisioningScopes(t *testing.T) {
 	ctx := context.Background()
 	const logging, storage = "https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/devstorage.read_only"
