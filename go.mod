@@ -22,7 +22,6 @@ require (
 	google.golang.org/grpc v1.85.0
 	google.golang.org/protobuf v1.36.12
 	k8s.io/api v0.34.13
-	k8s.io/apiextensions-apiserver v0.34.1
 	k8s.io/apimachinery v0.34.13
 	k8s.io/client-go v0.34.13
 	sigs.k8s.io/yaml v1.6.0

@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
-	apiextv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
@@ -70,7 +70,7 @@ type Client struct {
 	// coreWatch is core without requestTimeout, for watches: they stay open for minutes, ended
 	// by the API server (TimeoutSeconds) or their context.
 	coreWatch corev1client.CoreV1Interface
-	apiext    apiextv1client.ApiextensionsV1Interface
+	discovery discovery.DiscoveryInterface
 	dynamic   dynamic.Interface
 	// dynamicWatch is dynamic without requestTimeout, for watches, as coreWatch is.
 	dynamicWatch dynamic.Interface
@@ -131,8 +131,8 @@ func NewClient(c Cluster) (*Client, error) {
 	if kc.coreWatch, err = corev1client.NewForConfigAndClient(watchCfg, &http.Client{Transport: hc.Transport}); err != nil {
 		return nil, fmt.Errorf("kube: building the watch client for %s: %w", host, err)
 	}
-	if kc.apiext, err = apiextv1client.NewForConfigAndClient(cfg, hc); err != nil {
-		return nil, fmt.Errorf("kube: building the apiextensions client for %s: %w", host, err)
+	if kc.discovery, err = discovery.NewDiscoveryClientForConfigAndClient(cfg, hc); err != nil {
+		return nil, fmt.Errorf("kube: building the discovery client for %s: %w", host, err)
 	}
 	if kc.dynamic, err = dynamic.NewForConfigAndClient(cfg, hc); err != nil {
 		return nil, fmt.Errorf("kube: building the dynamic client for %s: %w", host, err)
