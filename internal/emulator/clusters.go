@@ -2,10 +2,6 @@ package emulator
 
 import (
 	"context"
-	"encoding/base64"
-	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -14,7 +10,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
-	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
@@ -227,80 +222,6 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 	}), nil
 }
 
-// startClusterAPI starts (or restarts) the cluster's kube-apiserver and records its endpoint.
-func (e *Emulator) startClusterAPI(ctx context.Context, c *cluster) error {
-	e.mu.Lock()
-	dns := dnsAccess(c.PB)
-	e.mu.Unlock()
-	return e.startClusterAPIWith(ctx, c, dns)
-}
-
-// startClusterAPIWith starts the cluster's kube-apiserver, serving its DNS endpoint when dns.
-func (e *Emulator) startClusterAPIWith(ctx context.Context, c *cluster, dns bool) error {
-	e.mu.Lock()
-	dir, uid, port, name := c.dir, c.UID, c.APIPort, c.PB.Name
-	e.mu.Unlock()
-	var extra []string
-	if dns {
-		extra = append(extra, e.sniFlag())
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	pki, err := kubeproc.LoadPKI(filepath.Join(dir, "pki"))
-	if err != nil {
-		if pki, err = kubeproc.NewPKI(name); err != nil {
-			return err
-		}
-	}
-	started := time.Now()
-	api, err := kubeproc.StartAPIServer(ctx, kubeproc.APIServerConfig{
-		Procs:      e.procs,
-		Bin:        e.bins.APIServer,
-		Dir:        dir,
-		PKI:        pki,
-		EtcdURL:    e.etcd.URL(),
-		EtcdPrefix: "/raytpu/" + uid,
-		Token:      e.token,
-		Port:       port,
-		ExtraArgs:  extra,
-	})
-	if err != nil {
-		return err
-	}
-	e.logf("cluster %s: kube-apiserver ready on 127.0.0.1:%d after %s", c.Key, api.Port(), time.Since(started).Round(time.Millisecond))
-	kube, dyn, err := kubeClients(api.Port(), pki.CACertPEM, e.token)
-	if err != nil {
-		api.Stop()
-		return err
-	}
-	e.mu.Lock()
-	if e.st.clusters[c.Key] != c {
-		// Reset (or Close) took the cluster away while its kube-apiserver started.
-		e.mu.Unlock()
-		api.Stop()
-		return fmt.Errorf("the cluster is gone")
-	}
-	c.apiMu.Lock()
-	c.api, c.pki, c.kube, c.dyn, c.dnsSNI = api, pki, kube, dyn, dns
-	c.apiMu.Unlock()
-	c.APIPort = api.Port()
-	refreshEndpoints(c.PB, api.Port())
-	c.PB.MasterAuth = &containerpb.MasterAuth{ClusterCaCertificate: base64.StdEncoding.EncodeToString(pki.CACertPEM)}
-	// A restarted kube-apiserver (a new IP, the DNS endpoint) gets its runtime back, the Ray
-	// Operator add-on's part too once its CRDs are there.
-	ray := c.RayCRDs && c.rayTarget
-	e.mu.Unlock()
-	e.startRuntime(c, ray)
-	return nil
-}
-
-func (e *Emulator) removeClusterDir(c *cluster) {
-	if c.dir != "" {
-		_ = os.RemoveAll(c.dir)
-	}
-}
-
 func (e *Emulator) deleteCluster(n resourceName) (*containerpb.Operation, *apierr.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -492,93 +413,4 @@ func (e *Emulator) reconcileClusterRun(n resourceName, plan func(*cluster) (func
 		w.run = func(ctx context.Context) *apierr.Error { return run(ctx, c) }
 	}
 	return e.startOperation(op, w), nil
-}
-
-// RayCRDsLatency is the SetLatencies key for the gap between enabling the Ray Operator add-on and
-// its CRDs being created (Options.RayCRDDelay until set).
-const RayCRDsLatency = "RAY_OPERATOR_CRDS"
-
-// rayCRDDelay is the current gap between enabling the add-on and creating its CRDs.
-func (e *Emulator) rayCRDDelay(c *cluster) time.Duration {
-	if d, ok := e.ctl.rayCRDLatency(c.Key); ok {
-		return d
-	}
-	switch {
-	case e.opts.RayCRDDelay == 0:
-		return DefaultRayCRDDelay
-	case e.opts.RayCRDDelay < 0:
-		return 0
-	}
-	return e.opts.RayCRDDelay
-}
-
-// scheduleRayLocked makes the cluster's KubeRay CRDs follow the Ray Operator add-on: created
-// RayCRDDelay after it is enabled, removed when it is disabled. A change supersedes any change
-// still in flight (including its waits), so quick toggles end in the last state asked for. The
-// TPU webhook's registration comes and goes with the CRDs, and once they are served the add-on's
-// part of the cluster's runtime (kuberay_stack.go) waits for its first Ray object.
-func (e *Emulator) scheduleRayLocked(c *cluster) {
-	want := c.rayEnabled() && c.PB.Status != containerpb.Cluster_ERROR
-	if want == c.rayTarget {
-		return
-	}
-	c.rayTarget = want
-	c.rayGen++
-	gen := c.rayGen
-	current := func() bool {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		return c.rayGen == gen
-	}
-	delay := e.rayCRDDelay(c)
-	if !want {
-		delay = 0
-	}
-	enabled := time.Now()
-	e.goBackground(func(ctx context.Context) {
-		if !sleepCtx(ctx, delay) {
-			return
-		}
-		c.rayMu.Lock()
-		defer c.rayMu.Unlock()
-		if !current() {
-			return
-		}
-		// Retried until it succeeds or a newer add-on change supersedes it: GKE keeps
-		// reconciling an enabled add-on, it does not give up after one failure.
-		for {
-			var err error
-			if want {
-				err = e.installRayAddon(ctx, c, current)
-			} else {
-				err = e.removeRayAddon(ctx, c, current)
-			}
-			if err == nil {
-				break
-			}
-			if errors.Is(err, errSuperseded) {
-				return
-			}
-			e.logf("cluster %s: KubeRay CRDs: %v (retrying)", c.Key, err)
-			if !sleepCtx(ctx, time.Second) || !current() {
-				return
-			}
-		}
-		e.mu.Lock()
-		if c.rayGen == gen {
-			c.RayCRDs = want
-			e.persistLocked()
-		}
-		e.mu.Unlock()
-		if want && e.waitRayCRDsEstablished(ctx, c, current) == nil {
-			e.ctl.recordRayCRDs(RayCRDInstall{Cluster: c.Key, Start: enabled, End: time.Now()})
-			e.captureRayCRDs(ctx, c)
-			e.mu.Lock()
-			current := c.rayGen == gen
-			e.mu.Unlock()
-			if r := c.runtimeOf(); current && r != nil {
-				r.armRay()
-			}
-		}
-	})
 }
