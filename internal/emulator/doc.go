@@ -439,9 +439,14 @@
 //     It is built from a Config of the cluster's Kubernetes client and functions of the emulator's
 //     (a snapshot of the cluster's node pools, CreateNodePool's path), each taking the emulator's
 //     lock itself; it holds no pointer to Emulator or its clusters.
+//   - raydashboard: the Ray dashboard of one RayCluster as KubeRay and Ray's job tools reach it,
+//     its Serve and Jobs REST APIs in Ray's documented shapes, built from a Config of a clock,
+//     timings and functions that place deployments and end jobs; standard library only. (The
+//     emulator does not route KubeRay to it yet.)
 //   - gketpu and machines: GKE's TPU and machine type tables, each row with its source.
 //
 // The imports point one way: emulator -> rules -> apierr; rules -> gketpu, machines;
-// emulator -> kubeproc; emulator -> tpuwebhook -> gketpu; emulator -> nodeagent -> rules, apierr.
+// emulator -> kubeproc; emulator -> tpuwebhook -> gketpu; emulator -> nodeagent -> rules, apierr;
+// raydashboard imports none of them.
 // `go list -deps ./internal/emulator/<package>` shows it.
 package emulator

@@ -1,0 +1,191 @@
+package raydashboard
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+)
+
+// JobStatus is a job's status, Ray's (ray.job_submission.JobStatus).
+type JobStatus string
+
+const (
+	JobPending   JobStatus = "PENDING"
+	JobRunning   JobStatus = "RUNNING"
+	JobStopped   JobStatus = "STOPPED"
+	JobSucceeded JobStatus = "SUCCEEDED"
+	JobFailed    JobStatus = "FAILED"
+)
+
+// Job is a submitted job as its submitter sent it, for Config.Outcome.
+type Job struct {
+	SubmissionID string
+	Entrypoint   string
+	RuntimeEnv   map[string]any
+	Metadata     map[string]string
+}
+
+// job is a submitted job and what became of it.
+type job struct {
+	Job
+	submitted time.Time
+	// ended is set once the job reached a terminal state, with its status, message and logs.
+	ended   time.Time
+	status  JobStatus
+	message string
+	logs    string
+}
+
+// jobSubmitRequest is the body of POST /api/jobs/ (Ray's JobSubmitRequest).
+type jobSubmitRequest struct {
+	Entrypoint   string            `json:"entrypoint"`
+	SubmissionID string            `json:"submission_id"`
+	JobID        string            `json:"job_id"` // deprecated name of submission_id
+	RuntimeEnv   map[string]any    `json:"runtime_env"`
+	Metadata     map[string]string `json:"metadata"`
+}
+
+// jobDetails is Ray's JobDetails, as GET /api/jobs/{id} and the list send it.
+type jobDetails struct {
+	Type         string            `json:"type"`
+	JobID        string            `json:"job_id"`
+	SubmissionID string            `json:"submission_id"`
+	Status       JobStatus         `json:"status"`
+	Entrypoint   string            `json:"entrypoint"`
+	Message      string            `json:"message"`
+	StartTime    uint64            `json:"start_time"`
+	EndTime      uint64            `json:"end_time,omitempty"`
+	Metadata     map[string]string `json:"metadata"`
+	RuntimeEnv   map[string]any    `json:"runtime_env"`
+}
+
+func (d *Dashboard) submitJob(w http.ResponseWriter, r *http.Request) {
+	var req jobSubmitRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, "invalid job submission: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if strings.TrimSpace(req.Entrypoint) == "" {
+		http.Error(w, "invalid job submission: entrypoint is required", http.StatusBadRequest)
+		return
+	}
+	id := req.SubmissionID
+	if id == "" {
+		id = req.JobID
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if id == "" {
+		d.seq++
+		id = fmt.Sprintf("raysubmit_%016d", d.seq)
+	}
+	if _, taken := d.jobs[id]; taken {
+		http.Error(w, fmt.Sprintf("Job with submission_id %s already exists. Please use a different submission_id.", id), http.StatusBadRequest)
+		return
+	}
+	d.jobs[id] = &job{Job: Job{SubmissionID: id, Entrypoint: req.Entrypoint, RuntimeEnv: req.RuntimeEnv, Metadata: req.Metadata},
+		submitted: d.cfg.Now()}
+	writeJSON(w, http.StatusOK, map[string]string{"job_id": id, "submission_id": id})
+}
+
+// withJob runs do with the job the path names, advanced to now, under d.mu; 404 for an unknown one.
+func (d *Dashboard) withJob(w http.ResponseWriter, r *http.Request, do func(j *job, now time.Time)) {
+	id := r.PathValue("id")
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	j, ok := d.jobs[id]
+	if !ok {
+		http.Error(w, fmt.Sprintf("Job %s does not exist", id), http.StatusNotFound)
+		return
+	}
+	now := d.cfg.Now()
+	d.advance(j, now)
+	do(j, now)
+}
+
+func (d *Dashboard) getJob(w http.ResponseWriter, r *http.Request) {
+	d.withJob(w, r, func(j *job, now time.Time) { writeJSON(w, http.StatusOK, d.details(j, now)) })
+}
+
+func (d *Dashboard) jobLogs(w http.ResponseWriter, r *http.Request) {
+	d.withJob(w, r, func(j *job, _ time.Time) { writeJSON(w, http.StatusOK, map[string]string{"logs": j.logs}) })
+}
+
+// deleteJob deletes a job in a terminal state only, as Ray does.
+func (d *Dashboard) deleteJob(w http.ResponseWriter, r *http.Request) {
+	d.withJob(w, r, func(j *job, _ time.Time) {
+		if !terminal(j.status) {
+			http.Error(w, fmt.Sprintf("Job %s is not in a terminal state: %s", j.SubmissionID, j.status), http.StatusBadRequest)
+			return
+		}
+		delete(d.jobs, j.SubmissionID)
+		writeJSON(w, http.StatusOK, map[string]bool{"deleted": true})
+	})
+}
+
+// stopJob stops a job that has not ended; "stopped" says whether it did.
+func (d *Dashboard) stopJob(w http.ResponseWriter, r *http.Request) {
+	d.withJob(w, r, func(j *job, now time.Time) {
+		stopped := !terminal(j.status)
+		if stopped {
+			j.ended, j.status, j.message = now, JobStopped, "Job was intentionally stopped."
+		}
+		writeJSON(w, http.StatusOK, map[string]bool{"stopped": stopped})
+	})
+}
+
+func (d *Dashboard) listJobs() []jobDetails {
+	now := d.cfg.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]jobDetails, 0, len(d.jobs))
+	for _, j := range d.jobs {
+		d.advance(j, now)
+		out = append(out, d.details(j, now))
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].SubmissionID < out[b].SubmissionID })
+	return out
+}
+
+func terminal(s JobStatus) bool { return s == JobStopped || s == JobSucceeded || s == JobFailed }
+
+// advance ends j once it has run its time, as Config.Outcome says. Called with d.mu held.
+func (d *Dashboard) advance(j *job, now time.Time) {
+	if terminal(j.status) || now.Sub(j.submitted) < d.cfg.JobStartTime+d.cfg.JobRunTime {
+		return
+	}
+	status, logs := JobSucceeded, ""
+	if d.cfg.Outcome != nil {
+		status, logs = d.cfg.Outcome(j.Job)
+	}
+	j.ended, j.status, j.logs = j.submitted.Add(d.cfg.JobStartTime+d.cfg.JobRunTime), status, logs
+	switch status {
+	case JobSucceeded:
+		j.message = "Job finished successfully."
+	case JobFailed:
+		j.message = "Job entrypoint command failed with exit code 1, last available logs (truncated to 20,000 chars):\n" + logs
+	}
+}
+
+// details is j's JobDetails at now. Called with d.mu held, after advance.
+func (d *Dashboard) details(j *job, now time.Time) jobDetails {
+	status, message := j.status, j.message
+	var start time.Time
+	switch {
+	case terminal(status):
+		// A job stopped while PENDING never started.
+		if started := j.submitted.Add(d.cfg.JobStartTime); !j.ended.Before(started) {
+			start = started
+		}
+	case now.Sub(j.submitted) < d.cfg.JobStartTime:
+		status, message = JobPending, "Job has not started yet."
+	default:
+		status, message, start = JobRunning, "Job is currently running.", j.submitted.Add(d.cfg.JobStartTime)
+	}
+	return jobDetails{Type: "SUBMISSION", JobID: j.SubmissionID, SubmissionID: j.SubmissionID, Status: status,
+		Entrypoint: j.Entrypoint, Message: message, StartTime: unixMillis(start), EndTime: unixMillis(j.ended),
+		Metadata: j.Metadata, RuntimeEnv: j.RuntimeEnv}
+}
