@@ -274,7 +274,7 @@
 // default ServiceAccount and the lifting of the not-ready taint are the controller manager's,
 // which does not run from a cluster's start (envtest turns ServiceAccount off too).
 //
-// Beside the kube-apiserver runs what acts on the cluster's objects (cluster_runtime.go), each
+// Beside the kube-apiserver runs what acts on the cluster's objects (package clusterkube), each
 // part started only once needed and stopped with the kube-apiserver: on the first workload (a Pod;
 // a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job or CronJob; a Namespace being deleted)
 // kube-scheduler, kube-controller-manager and the node agent; with the Ray Operator add-on,
@@ -297,7 +297,7 @@
 // # Ray on the slices
 //
 // A cluster with the Ray Operator add-on runs what consumes its RayCluster worker groups on GKE,
-// so that Ray Pods land on whole TPU slices as they would there (kuberay_stack.go):
+// so that Ray Pods land on whole TPU slices as they would there (ray_addon.go, clusterkube/ray.go):
 //   - GKE's KubeRay TPU webhook (tpuwebhook; webhook_tpu.go): registered with the CRDs as a
 //     MutatingWebhookConfiguration (Pods, CREATE, objectSelector app.kubernetes.io/name=kuberay)
 //     and a ValidatingWebhookConfiguration (RayClusters, CREATE), both calling an HTTPS server of
@@ -439,6 +439,14 @@
 //     It is built from a Config of the cluster's Kubernetes client and functions of the emulator's
 //     (a snapshot of the cluster's node pools, CreateNodePool's path), each taking the emulator's
 //     lock itself; it holds no pointer to Emulator or its clusters.
+//   - clusterkube: what runs beside each cluster's kube-apiserver: kube-scheduler,
+//     kube-controller-manager and the node agent from the cluster's first workload, and, while the
+//     Ray Operator add-on is armed, KubeRay's ray-operator from its first Ray object, each process
+//     started again if it exits. It is built from a Config of the cluster's clients, its
+//     kube-apiserver's port, CA and token, the emulator's process group and binaries, and
+//     functions of the emulator's (the node agent's Config, Logf); it holds no pointer to Emulator
+//     or its clusters, and the emulator keeps the Runtime it returns, which it stops before the
+//     kube-apiserver.
 //   - raydashboard: the Ray dashboard of one RayCluster as KubeRay and Ray's job tools reach it,
 //     its Serve and Jobs REST APIs in Ray's documented shapes, built from a Config of a clock,
 //     timings and functions that place deployments and end jobs; standard library only. (The
@@ -447,6 +455,6 @@
 //
 // The imports point one way: emulator -> rules -> apierr; rules -> gketpu, machines;
 // emulator -> kubeproc; emulator -> tpuwebhook -> gketpu; emulator -> nodeagent -> rules, apierr;
-// raydashboard imports none of them.
+// emulator -> clusterkube -> kubeproc, nodeagent; raydashboard imports none of them.
 // `go list -deps ./internal/emulator/<package>` shows it.
 package emulator

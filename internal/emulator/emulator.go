@@ -70,7 +70,7 @@ type Emulator struct {
 	server   *http.Server
 	endpoint string
 	dnsPKI   *dnsEndpointPKI
-	// rayAddon serves what the Ray Operator add-on's clusters share (kuberay_stack.go).
+	// rayAddon serves what the Ray Operator add-on's clusters share (webhook_tpu.go).
 	rayAddon rayAddonState
 	// crdTemplates are the KubeRay CRDs as the first cluster stored them (ray_crds_seed.go).
 	crdTemplates crdTemplates

@@ -79,12 +79,7 @@ func rayTestCluster(t *testing.T, name string, pools ...*containerpb.NodePool) (
 // objects.
 func rayArmed(c *cluster) bool {
 	r := c.runtimeOf()
-	if r == nil {
-		return false
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.ray != nil
+	return r != nil && r.RayArmed()
 }
 
 func waitFor(t *testing.T, timeout time.Duration, what string, ok func() bool) {

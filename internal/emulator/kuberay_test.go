@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/clusterkube"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/nodeagent"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules/rulestest"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/tpuwebhook"
@@ -35,7 +36,7 @@ func TestRayOnSlices(t *testing.T) {
 	rcs := dyn.Resource(rayClusterGVR).Namespace("default")
 
 	// Nothing runs before it is needed.
-	if got := ec.runtimeOf().running(); len(got) != 0 {
+	if got := ec.runtimeOf().Running(); len(got) != 0 {
 		t.Fatalf("components running before any Pod or Ray object: %v", got)
 	}
 
@@ -48,7 +49,7 @@ func TestRayOnSlices(t *testing.T) {
 		if _, err := rcs.Get(ctx, "wrong", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Fatalf("the refused RayCluster exists: %v", err)
 		}
-		if got := ec.runtimeOf().running(); len(got) != 0 {
+		if got := ec.runtimeOf().Running(); len(got) != 0 {
 			t.Fatalf("a refused RayCluster started %v", got)
 		}
 	})
@@ -120,14 +121,16 @@ func TestRayOnSlices(t *testing.T) {
 		if !pools["slice-a"] || !pools["slice-b"] {
 			t.Fatalf("replicas on pools %v, want slice-a and slice-b", pools)
 		}
-		pids = ec.runtimeOf().running()
-		for _, comp := range []string{componentScheduler, componentControllerManager, componentRayOperator, componentNodeAgent} {
+		pids = ec.runtimeOf().Running()
+		for _, comp := range []string{clusterkube.ComponentScheduler, clusterkube.ComponentControllerManager,
+			clusterkube.ComponentRayOperator, clusterkube.ComponentNodeAgent} {
 			if _, ok := pids[comp]; !ok {
 				t.Fatalf("%s not running: %v", comp, pids)
 			}
 		}
 		t.Logf("RSS while running: kube-scheduler %d MB, kube-controller-manager %d MB, ray-operator %d MB",
-			rssKB(pids[componentScheduler])/1024, rssKB(pids[componentControllerManager])/1024, rssKB(pids[componentRayOperator])/1024)
+			rssKB(pids[clusterkube.ComponentScheduler])/1024, rssKB(pids[clusterkube.ComponentControllerManager])/1024,
+			rssKB(pids[clusterkube.ComponentRayOperator])/1024)
 	})
 
 	t.Run("single-host worker group", func(t *testing.T) {
@@ -349,7 +352,7 @@ func TestWorkloadsWithoutTheRayAddon(t *testing.T) {
 	ec := testEmu.st.clusters[name]
 	testEmu.mu.Unlock()
 	kube, _ := kubeFor(t, cl)
-	if got := ec.runtimeOf().running(); len(got) != 0 {
+	if got := ec.runtimeOf().Running(); len(got) != 0 {
 		t.Fatalf("components running before any workload: %v", got)
 	}
 	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, metav1.CreateOptions{}); err != nil {
@@ -368,13 +371,13 @@ func TestWorkloadsWithoutTheRayAddon(t *testing.T) {
 		got, err := kube.AppsV1().Deployments("web").Get(ctx, "web", metav1.GetOptions{})
 		return err == nil && got.Status.ReadyReplicas == 3 && got.Status.AvailableReplicas == 3
 	})
-	running := ec.runtimeOf().running()
-	for _, comp := range []string{componentScheduler, componentControllerManager, componentNodeAgent} {
+	running := ec.runtimeOf().Running()
+	for _, comp := range []string{clusterkube.ComponentScheduler, clusterkube.ComponentControllerManager, clusterkube.ComponentNodeAgent} {
 		if _, ok := running[comp]; !ok {
 			t.Errorf("%s not running: %v", comp, running)
 		}
 	}
-	if _, ok := running[componentRayOperator]; ok {
+	if _, ok := running[clusterkube.ComponentRayOperator]; ok {
 		t.Errorf("ray-operator runs on a cluster without the add-on: %v", running)
 	}
 	// A node pool being deleted is drained first: its Pods are deleted before its nodes go, well

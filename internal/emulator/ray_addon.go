@@ -3,6 +3,7 @@ package emulator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -30,7 +31,7 @@ func (e *Emulator) rayCRDDelay(c *cluster) time.Duration {
 // RayCRDDelay after it is enabled, removed when it is disabled. A change supersedes any change
 // still in flight (including its waits), so quick toggles end in the last state asked for. The
 // TPU webhook's registration comes and goes with the CRDs, and once they are served the add-on's
-// part of the cluster's runtime (kuberay_stack.go) waits for its first Ray object.
+// part of the cluster's runtime (package clusterkube) waits for its first Ray object.
 func (e *Emulator) scheduleRayLocked(c *cluster) {
 	want := c.rayEnabled() && c.PB.Status != containerpb.Cluster_ERROR
 	if want == c.rayTarget {
@@ -91,8 +92,31 @@ func (e *Emulator) scheduleRayLocked(c *cluster) {
 			current := c.rayGen == gen
 			e.mu.Unlock()
 			if r := c.runtimeOf(); current && r != nil {
-				r.armRay()
+				r.ArmRay()
 			}
 		}
 	})
+}
+
+// installRayAddon is what enabling the add-on puts in the cluster: the TPU webhook's
+// registration, then the KubeRay CRDs.
+func (e *Emulator) installRayAddon(ctx context.Context, c *cluster, current func() bool) error {
+	if err := e.installTPUWebhook(ctx, c); err != nil {
+		if errors.Is(err, errNoAPIServer) {
+			return err
+		}
+		return fmt.Errorf("registering the TPU webhook: %w", err)
+	}
+	return e.installRayCRDs(ctx, c, current)
+}
+
+// removeRayAddon stops the cluster's ray-operator, unregisters the webhook and deletes the CRDs.
+func (e *Emulator) removeRayAddon(ctx context.Context, c *cluster, current func() bool) error {
+	if r := c.runtimeOf(); r != nil {
+		r.DisarmRay()
+	}
+	if err := e.removeTPUWebhook(ctx, c); err != nil {
+		return fmt.Errorf("unregistering the TPU webhook: %w", err)
+	}
+	return e.removeRayCRDs(ctx, c, current)
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/clusterkube"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
@@ -76,8 +77,8 @@ type cluster struct {
 	// must not delete the CRDs that a later install has just created.
 	rayMu sync.Mutex
 	// runtime runs what acts on the cluster's objects beside its kube-apiserver
-	// (cluster_runtime.go); guarded by apiMu.
-	runtime *clusterRuntime
+	// (package clusterkube); guarded by apiMu.
+	runtime *clusterkube.Runtime
 }
 
 func (c *cluster) pool(name string) *rules.NodePool {

@@ -14,7 +14,7 @@ import (
 // GKE's KubeRay TPU webhook, as the Ray Operator add-on's clusters get it, is package
 // tpuwebhook. The emulator starts its server on first use, with its own key material and a
 // lookup of the running clusters by UID, and registers it in a cluster when the add-on is
-// enabled (kuberay_stack.go).
+// enabled (ray_addon.go).
 
 // rayAddonState is what the emulator keeps for the Ray Operator add-ons of all its clusters.
 type rayAddonState struct {

@@ -44,7 +44,7 @@ type Binaries struct {
 	Etcd      string
 	CRDDir    string
 	// Scheduler and ControllerManager (kube-scheduler and kube-controller-manager of the same
-	// Kubernetes) run for clusters with workloads (the emulator's cluster_runtime.go), RayOperator
+	// Kubernetes) run for clusters with workloads (package clusterkube), RayOperator
 	// (KubeRay's ray-operator of the version in go.mod) for those with the Ray Operator add-on.
 	Scheduler         string
 	ControllerManager string

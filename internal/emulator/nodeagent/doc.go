@@ -12,7 +12,8 @@
 // webhook reads them), and Run serves until its context ends. It holds no pointer to the emulator
 // or its clusters and no lock of the emulator's: each function it is given takes that lock itself
 // and releases it before returning, and the agent calls Kubernetes with none held. Package
-// emulator builds the Config when a cluster's first workload appears (cluster_runtime.go).
+// clusterkube starts the agent when a cluster's first workload appears, with the Config package
+// emulator builds (nodeagent_config.go).
 //
 // What NAP decides (the pool a Pod's TPU request needs, what it counts against the cluster's
 // resource limits, its name and minimum versions) is GKE's rules, in package rules.

@@ -1,9 +1,7 @@
-package emulator
+package clusterkube
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -11,7 +9,7 @@ import (
 	"k8s.io/client-go/dynamic"
 )
 
-// The Ray Operator add-on's part of a cluster's runtime (cluster_runtime.go), armed once the add-on's
+// The Ray Operator add-on's part of a cluster's runtime (runtime.go), armed once the add-on's
 // CRDs are Established: on the first RayCluster, RayJob or RayService, KubeRay's ray-operator (the
 // version in go.mod, built by `make tools`), run outside the cluster with a kubeconfig and
 // --enable-leader-election=false, the way KubeRay's Makefile runs it locally
@@ -22,8 +20,9 @@ import (
 // WH:797-799); the gate is Alpha and off by default in v1.5.0 (pkg/features/features.go:49) and
 // Beta and on in v1.6.0. Which gates GKE's add-on sets is not published.
 //
-// The TPU webhook (webhook_tpu.go) is registered with the KubeRay CRDs. The operator stops when the
-// add-on is disabled; the rest of the runtime goes on running the cluster's other workloads.
+// The TPU webhook (the emulator's webhook_tpu.go) is registered with the KubeRay CRDs. The
+// operator stops when the add-on is disabled; the rest of the runtime goes on running the
+// cluster's other workloads.
 
 // rayOperatorFeatureGates are the ray-operator feature gates the emulator runs with.
 const rayOperatorFeatureGates = "RayMultiHostIndexing=true"
@@ -51,27 +50,28 @@ func crLister(dyn dynamic.Interface, gvr schema.GroupVersionResource) lister {
 	}
 }
 
-// armRay starts the add-on's part: ray-operator on the first Ray object. It does nothing when it
-// is armed already.
-func (r *clusterRuntime) armRay() {
+// ArmRay starts the add-on's part: ray-operator on the first Ray object. It does nothing when it
+// is armed already or the runtime has stopped.
+func (r *Runtime) ArmRay() {
 	r.mu.Lock()
-	if r.ray != nil {
+	if r.ray != nil || r.ctx.Err() != nil {
 		r.mu.Unlock()
 		return
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
 	done := make(chan struct{})
 	r.ray, r.rayDone = cancel, done
+	// Added under mu, before Stop can wait on wg.
+	r.wg.Add(1)
 	r.mu.Unlock()
 	var listers []lister
 	for _, gvr := range rayGVRs {
-		listers = append(listers, crLister(r.dyn, gvr))
+		listers = append(listers, crLister(r.cfg.Dyn, gvr))
 	}
-	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		defer close(done)
-		if awaitAny(ctx, r.e, r.c, listers) {
+		if r.awaitAny(ctx, listers) {
 			if stopped := r.startOperator(ctx); stopped != nil {
 				<-stopped
 			}
@@ -79,8 +79,8 @@ func (r *clusterRuntime) armRay() {
 	}()
 }
 
-// disarmRay stops the add-on's part and waits for it.
-func (r *clusterRuntime) disarmRay() {
+// DisarmRay stops the add-on's part and waits for it.
+func (r *Runtime) DisarmRay() {
 	r.mu.Lock()
 	cancel, done := r.ray, r.rayDone
 	r.ray, r.rayDone = nil, nil
@@ -92,15 +92,22 @@ func (r *clusterRuntime) disarmRay() {
 	<-done
 }
 
+// RayArmed says whether the add-on's part waits for Ray objects or runs ray-operator.
+func (r *Runtime) RayArmed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ray != nil
+}
+
 // startOperator starts KubeRay's operator, supervised until ctx ends; the channel it returns
 // closes once the operator has stopped (nil when it could not start).
-func (r *clusterRuntime) startOperator(ctx context.Context) <-chan struct{} {
+func (r *Runtime) startOperator(ctx context.Context) <-chan struct{} {
 	kubeconfig, err := r.kubeconfig()
 	if err != nil {
-		r.e.logf("cluster %s: %v", r.c.Key, err)
+		r.logf("cluster %s: %v", r.cfg.Name, err)
 		return nil
 	}
-	return r.supervise(ctx, componentRayOperator, r.e.bins.RayOperator, []string{
+	return r.supervise(ctx, ComponentRayOperator, r.cfg.Bins.RayOperator, []string{
 		"--kubeconfig=" + kubeconfig,
 		"--enable-leader-election=false",
 		"--metrics-addr=0",
@@ -108,27 +115,4 @@ func (r *clusterRuntime) startOperator(ctx context.Context) <-chan struct{} {
 		"--feature-gates=" + rayOperatorFeatureGates,
 		"--log-stdout-encoder=console",
 	})
-}
-
-// installRayAddon is what enabling the add-on puts in the cluster: the TPU webhook's
-// registration, then the KubeRay CRDs.
-func (e *Emulator) installRayAddon(ctx context.Context, c *cluster, current func() bool) error {
-	if err := e.installTPUWebhook(ctx, c); err != nil {
-		if errors.Is(err, errNoAPIServer) {
-			return err
-		}
-		return fmt.Errorf("registering the TPU webhook: %w", err)
-	}
-	return e.installRayCRDs(ctx, c, current)
-}
-
-// removeRayAddon stops the cluster's ray-operator, unregisters the webhook and deletes the CRDs.
-func (e *Emulator) removeRayAddon(ctx context.Context, c *cluster, current func() bool) error {
-	if r := c.runtimeOf(); r != nil {
-		r.disarmRay()
-	}
-	if err := e.removeTPUWebhook(ctx, c); err != nil {
-		return fmt.Errorf("unregistering the TPU webhook: %w", err)
-	}
-	return e.removeRayCRDs(ctx, c, current)
 }
