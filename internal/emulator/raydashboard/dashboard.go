@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// Config is what a Dashboard is built from.
+// Config is what a Dashboard is built from. Its functions are called without the dashboard's
+// lock held, so they may take locks of their own and call Kubernetes.
 type Config struct {
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time

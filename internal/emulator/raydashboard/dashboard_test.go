@@ -216,3 +216,35 @@ func TestJobsThroughKubeRaysClient(t *testing.T) {
 		t.Errorf("a deleted job: %v, want KubeRay's does-not-exist error", err)
 	}
 }
+
+// Place and Outcome run without the dashboard's lock, so that they may call back into the
+// emulator and Kubernetes.
+func TestConfigFunctionsRunWithoutTheLock(t *testing.T) {
+	var d *Dashboard
+	heldIn := []string{}
+	free := func(what string) {
+		if !d.mu.TryLock() {
+			heldIn = append(heldIn, what)
+			return
+		}
+		d.mu.Unlock()
+	}
+	d = New(Config{
+		Place:   func(string, string, int, map[string]float64) (bool, string) { free("Place"); return true, "" },
+		Outcome: func(Job) (JobStatus, string) { free("Outcome"); return JobSucceeded, "" },
+	})
+	c := kubeRayClient(t, d)
+	mustOK(t, c.UpdateDeployments(ctx(t), []byte(tpuServeConfig)))
+	_, err := c.GetMultiApplicationStatus(ctx(t))
+	mustOK(t, err)
+	id, err := c.SubmitJobReq(ctx(t), &utiltypes.RayJobRequest{Entrypoint: "python x.py"})
+	mustOK(t, err)
+	info, err := c.GetJobInfo(ctx(t), id)
+	mustOK(t, err)
+	if info.JobStatus != "SUCCEEDED" {
+		t.Fatalf("job %s, want SUCCEEDED at once with no run time", info.JobStatus)
+	}
+	if len(heldIn) != 0 {
+		t.Errorf("the dashboard's lock was held while calling %v", heldIn)
+	}
+}

@@ -91,9 +91,11 @@ func (d *Dashboard) submitJob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"job_id": id, "submission_id": id})
 }
 
-// withJob runs do with the job the path names, advanced to now, under d.mu; 404 for an unknown one.
+// withJob runs do with the job the path names, settled at now, under d.mu; 404 for an unknown one.
 func (d *Dashboard) withJob(w http.ResponseWriter, r *http.Request, do func(j *job, now time.Time)) {
 	id := r.PathValue("id")
+	now := d.cfg.Now()
+	d.settle(now)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	j, ok := d.jobs[id]
@@ -101,8 +103,6 @@ func (d *Dashboard) withJob(w http.ResponseWriter, r *http.Request, do func(j *j
 		http.Error(w, fmt.Sprintf("Job %s does not exist", id), http.StatusNotFound)
 		return
 	}
-	now := d.cfg.Now()
-	d.advance(j, now)
 	do(j, now)
 }
 
@@ -139,11 +139,11 @@ func (d *Dashboard) stopJob(w http.ResponseWriter, r *http.Request) {
 
 func (d *Dashboard) listJobs() []jobDetails {
 	now := d.cfg.Now()
+	d.settle(now)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	out := make([]jobDetails, 0, len(d.jobs))
 	for _, j := range d.jobs {
-		d.advance(j, now)
 		out = append(out, d.details(j, now))
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].SubmissionID < out[b].SubmissionID })
@@ -152,25 +152,47 @@ func (d *Dashboard) listJobs() []jobDetails {
 
 func terminal(s JobStatus) bool { return s == JobStopped || s == JobSucceeded || s == JobFailed }
 
-// advance ends j once it has run its time, as Config.Outcome says. Called with d.mu held.
-func (d *Dashboard) advance(j *job, now time.Time) {
-	if terminal(j.status) || now.Sub(j.submitted) < d.cfg.JobStartTime+d.cfg.JobRunTime {
-		return
+// settle ends every job that has run its time by now, as Config.Outcome says. Outcome is called
+// with d.mu released; a job stopped meanwhile stays STOPPED.
+func (d *Dashboard) settle(now time.Time) {
+	runFor := d.cfg.JobStartTime + d.cfg.JobRunTime
+	d.mu.Lock()
+	var due []*job
+	var sent []Job
+	for _, j := range d.jobs {
+		if !terminal(j.status) && now.Sub(j.submitted) >= runFor {
+			due, sent = append(due, j), append(sent, j.Job)
+		}
 	}
-	status, logs := JobSucceeded, ""
-	if d.cfg.Outcome != nil {
-		status, logs = d.cfg.Outcome(j.Job)
+	d.mu.Unlock()
+	type result struct {
+		status JobStatus
+		logs   string
 	}
-	j.ended, j.status, j.logs = j.submitted.Add(d.cfg.JobStartTime+d.cfg.JobRunTime), status, logs
-	switch status {
-	case JobSucceeded:
-		j.message = "Job finished successfully."
-	case JobFailed:
-		j.message = "Job entrypoint command failed with exit code 1, last available logs (truncated to 20,000 chars):\n" + logs
+	results := make([]result, len(sent))
+	for i, job := range sent {
+		results[i] = result{JobSucceeded, ""}
+		if d.cfg.Outcome != nil {
+			results[i].status, results[i].logs = d.cfg.Outcome(job)
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, j := range due {
+		if terminal(j.status) {
+			continue
+		}
+		j.ended, j.status, j.logs = j.submitted.Add(runFor), results[i].status, results[i].logs
+		switch j.status {
+		case JobSucceeded:
+			j.message = "Job finished successfully."
+		case JobFailed:
+			j.message = "Job entrypoint command failed with exit code 1, last available logs (truncated to 20,000 chars):\n" + j.logs
+		}
 	}
 }
 
-// details is j's JobDetails at now. Called with d.mu held, after advance.
+// details is j's JobDetails at now. Called with d.mu held, after settle.
 func (d *Dashboard) details(j *job, now time.Time) jobDetails {
 	status, message := j.status, j.message
 	var start time.Time

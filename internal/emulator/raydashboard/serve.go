@@ -158,19 +158,20 @@ type (
 	}
 )
 
-// serveDetails is what GET /api/serve/applications/ answers now.
+// serveDetails is what GET /api/serve/applications/ answers now. Applications are replaced whole,
+// never changed, so they are read under d.mu and judged (Config.Place) after it is released.
 func (d *Dashboard) serveDetails() serveInstanceDetails {
 	now := d.cfg.Now()
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	out := serveInstanceDetails{DeployMode: "MULTI_APP", ProxyLoc: "EveryNode", Applications: map[string]applicationDetails{}}
-	names := make([]string, 0, len(d.apps))
-	for name := range d.apps {
-		names = append(names, name)
+	apps := make([]*application, 0, len(d.apps))
+	for _, app := range d.apps {
+		apps = append(apps, app)
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		out.Applications[name] = d.applicationDetails(d.apps[name], now)
+	d.mu.Unlock()
+	sort.Slice(apps, func(a, b int) bool { return apps[a].name < apps[b].name })
+	out := serveInstanceDetails{DeployMode: "MULTI_APP", ProxyLoc: "EveryNode", Applications: map[string]applicationDetails{}}
+	for _, app := range apps {
+		out.Applications[app.name] = d.applicationDetails(app, now)
 	}
 	return out
 }
