@@ -70,7 +70,9 @@ type Client struct {
 	// coreWatch is core without requestTimeout, for watches: they stay open for minutes, ended
 	// by the API server (TimeoutSeconds) or their context.
 	coreWatch corev1client.CoreV1Interface
-	discovery discovery.DiscoveryInterface
+	// discovery reads the API server's discovery documents; its requests carry the caller's
+	// context, which client-go's DiscoveryClient methods do not.
+	discovery rest.Interface
 	dynamic   dynamic.Interface
 	// dynamicWatch is dynamic without requestTimeout, for watches, as coreWatch is.
 	dynamicWatch dynamic.Interface
@@ -131,9 +133,11 @@ func NewClient(c Cluster) (*Client, error) {
 	if kc.coreWatch, err = corev1client.NewForConfigAndClient(watchCfg, &http.Client{Transport: hc.Transport}); err != nil {
 		return nil, fmt.Errorf("kube: building the watch client for %s: %w", host, err)
 	}
-	if kc.discovery, err = discovery.NewDiscoveryClientForConfigAndClient(cfg, hc); err != nil {
+	disc, err := discovery.NewDiscoveryClientForConfigAndClient(cfg, hc)
+	if err != nil {
 		return nil, fmt.Errorf("kube: building the discovery client for %s: %w", host, err)
 	}
+	kc.discovery = disc.RESTClient()
 	if kc.dynamic, err = dynamic.NewForConfigAndClient(cfg, hc); err != nil {
 		return nil, fmt.Errorf("kube: building the dynamic client for %s: %w", host, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // KubeRayCRDs are the CRDs that GKE's Ray Operator add-on installs (KubeRay's), sorted.
@@ -40,7 +41,8 @@ type KubeRayStatus struct {
 // server would decode, convert and encode again for each read.
 func (c *Client) KubeRayStatus(ctx context.Context) (KubeRayStatus, error) {
 	served := map[string]bool{}
-	list, err := c.discovery.ServerResourcesForGroupVersion(kubeRayGroupVersion)
+	var list metav1.APIResourceList
+	err := c.discovery.Get().AbsPath("/apis", kubeRayGroupVersion).Do(ctx).Into(&list)
 	switch {
 	case apierrors.IsNotFound(err):
 		// No CRD of the group is established: the group version is not served at all.

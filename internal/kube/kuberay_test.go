@@ -73,6 +73,13 @@ func TestKubeRay(t *testing.T) {
 	if waited := time.Since(start); waited < testRayCRDDelay-500*time.Millisecond {
 		t.Errorf("KubeRay was ready %s after the add-on was enabled; the emulator installs the CRDs after %s", waited, testRayCRDDelay)
 	}
+
+	// The read carries the caller's context: a cancelled one ends it at once.
+	cancelled, cancelNow := context.WithCancel(ctx)
+	cancelNow()
+	if _, err := c.KubeRayStatus(cancelled); !errors.Is(err, context.Canceled) {
+		t.Errorf("KubeRayStatus with a cancelled context: error %v, want context.Canceled", err)
+	}
 }
 
 // pollFor checks cond every testPoll until it holds or ctx ends.
