@@ -170,8 +170,14 @@ func TestJobsThroughKubeRaysClient(t *testing.T) {
 		mustOK(t, err)
 		return *info
 	}
-	if s := status(id); s.JobStatus != "PENDING" || s.Metadata["owner"] != "raytpu" || s.Entrypoint != "python train.py" {
-		t.Errorf("just submitted: %+v, want PENDING with its entrypoint and metadata", s)
+	if s := status(id); s.JobStatus != "PENDING" || s.Metadata["owner"] != "raytpu" || s.Entrypoint != "python train.py" ||
+		s.Message != "Job has not started yet. It may be waiting for the runtime environment to be set up." {
+		t.Errorf("just submitted: %+v, want PENDING with its entrypoint, metadata and Ray's message for a job with a runtime env", s)
+	}
+	tpuEntry, err := c.SubmitJobReq(ctx(t), &utiltypes.RayJobRequest{Entrypoint: "python probe.py", Resources: map[string]float32{"TPU": 4}})
+	mustOK(t, err)
+	if s := status(tpuEntry); s.Message != "Job has not started yet. It may be waiting for resources (CPUs, GPUs, memory, custom resources) to become available." {
+		t.Errorf("a job whose entrypoint asks for TPUs: message %q, want Ray's for one waiting for resources", s.Message)
 	}
 	clk.Add(time.Second)
 	if s := status(id); s.JobStatus != "RUNNING" || s.StartTime == 0 {
@@ -208,8 +214,8 @@ func TestJobsThroughKubeRaysClient(t *testing.T) {
 
 	jobs, err := c.ListJobs(ctx(t))
 	mustOK(t, err)
-	if len(*jobs) != 3 {
-		t.Errorf("listed %d jobs, want 3", len(*jobs))
+	if len(*jobs) != 4 {
+		t.Errorf("listed %d jobs, want 4", len(*jobs))
 	}
 	mustOK(t, c.DeleteJob(ctx(t), id))
 	if _, err := c.GetJobInfo(ctx(t), id); err == nil || !strings.Contains(err.Error(), "does not exist") {

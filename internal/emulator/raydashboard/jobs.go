@@ -32,6 +32,8 @@ type Job struct {
 type job struct {
 	Job
 	submitted time.Time
+	// asksResources is whether the entrypoint asked for resources of its own.
+	asksResources bool
 	// ended is set once the job reached a terminal state, with its status, message and logs.
 	ended   time.Time
 	status  JobStatus
@@ -46,6 +48,16 @@ type jobSubmitRequest struct {
 	JobID        string            `json:"job_id"` // deprecated name of submission_id
 	RuntimeEnv   map[string]any    `json:"runtime_env"`
 	Metadata     map[string]string `json:"metadata"`
+	// What the entrypoint itself asks for, apart from its tasks and actors.
+	NumCPUs   float64            `json:"entrypoint_num_cpus"`
+	NumGPUs   float64            `json:"entrypoint_num_gpus"`
+	Memory    int64              `json:"entrypoint_memory"`
+	Resources map[string]float64 `json:"entrypoint_resources"`
+}
+
+// asksResources says whether the entrypoint asks for resources of its own.
+func (r jobSubmitRequest) asksResources() bool {
+	return r.NumCPUs > 0 || r.NumGPUs > 0 || r.Memory > 0 || len(r.Resources) > 0
 }
 
 // jobDetails is Ray's JobDetails, as GET /api/jobs/{id} and the list send it.
@@ -87,7 +99,7 @@ func (d *Dashboard) submitJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.jobs[id] = &job{Job: Job{SubmissionID: id, Entrypoint: req.Entrypoint, RuntimeEnv: req.RuntimeEnv, Metadata: req.Metadata},
-		submitted: d.cfg.Now()}
+		submitted: d.cfg.Now(), asksResources: req.asksResources()}
 	writeJSON(w, http.StatusOK, map[string]string{"job_id": id, "submission_id": id})
 }
 
@@ -192,6 +204,19 @@ func (d *Dashboard) settle(now time.Time) {
 	}
 }
 
+// pendingMessage is what Ray's JobInfo says of a PENDING job: not started, and what it may be
+// waiting for.
+func pendingMessage(j *job) string {
+	m := "Job has not started yet."
+	if j.asksResources {
+		m += " It may be waiting for resources (CPUs, GPUs, memory, custom resources) to become available."
+	}
+	if len(j.RuntimeEnv) > 0 {
+		m += " It may be waiting for the runtime environment to be set up."
+	}
+	return m
+}
+
 // details is j's JobDetails at now. Called with d.mu held, after settle.
 func (d *Dashboard) details(j *job, now time.Time) jobDetails {
 	status, message := j.status, j.message
@@ -203,7 +228,7 @@ func (d *Dashboard) details(j *job, now time.Time) jobDetails {
 			start = started
 		}
 	case now.Sub(j.submitted) < d.cfg.JobStartTime:
-		status, message = JobPending, "Job has not started yet."
+		status, message = JobPending, pendingMessage(j)
 	default:
 		status, message, start = JobRunning, "Job is currently running.", j.submitted.Add(d.cfg.JobStartTime)
 	}
