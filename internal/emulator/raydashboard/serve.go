@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"sort"
 	"time"
 )
 
@@ -168,7 +167,6 @@ func (d *Dashboard) serveDetails() serveInstanceDetails {
 		apps = append(apps, app)
 	}
 	d.mu.Unlock()
-	sort.Slice(apps, func(a, b int) bool { return apps[a].name < apps[b].name })
 	out := serveInstanceDetails{DeployMode: "MULTI_APP", ProxyLoc: "EveryNode", Applications: map[string]applicationDetails{}}
 	for _, app := range apps {
 		out.Applications[app.name] = d.applicationDetails(app, now)
