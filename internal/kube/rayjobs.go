@@ -71,7 +71,8 @@ var (
 
 // RayDashboard is the Jobs API of one RayCluster's dashboard.
 type RayDashboard struct {
-	c *Client
+	c                  *Client
+	namespace, service string
 	// jobs is the Jobs API's path through the Service proxy, ending in a slash as Ray writes it
 	// ("Don't forget the trailing slash!").
 	jobs string
@@ -95,13 +96,42 @@ func (c *Client) RayDashboard(ctx context.Context, namespace, name string) (*Ray
 		return nil, err
 	}
 	svc := headServiceName(rc)
-	return &RayDashboard{
-		c:    c,
+	d := &RayDashboard{
+		c:       c,
+		service: svc, namespace: namespace,
 		jobs: fmt.Sprintf("/api/v1/namespaces/%s/services/http:%s:dashboard/proxy/api/jobs/", url.PathEscape(namespace), url.PathEscape(svc)),
 		what: fmt.Sprintf("the Ray dashboard of RayCluster %s/%s (Service %s, port dashboard)", namespace, name, svc),
 		// A request's own answer arrives within requestTimeout; these bound the waits between.
 		retryFor: dashboardRetryFor, retryEvery: dashboardRetryEvery,
-	}, nil
+	}
+	if err := d.waitForHeadService(ctx); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// waitForHeadService waits, for retryFor at most, until the head Service exists: KubeRay makes it
+// when it reconciles the RayCluster, before the head Pod (ray-operator v1.5.0
+// controllers/ray/raycluster_controller.go, reconcileHeadService precedes reconcilePods), and
+// raytpu makes it again when the head's service settings change.
+func (d *RayDashboard) waitForHeadService(ctx context.Context) error {
+	wctx, cancel := context.WithTimeout(ctx, d.retryFor)
+	defer cancel()
+	err := waitFor(wctx, d.retryEvery, func(ctx context.Context) (bool, error) {
+		_, err := d.c.core.Services(d.namespace).Get(ctx, d.service, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil, d.c.explain(err)
+	}, func(waited time.Duration) string {
+		return fmt.Sprintf("kube: %s: the Service does not exist after %s", d.what, waited)
+	})
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		// The wait's own bound, not the caller's: the Service is not coming.
+		return fmt.Errorf("kube: %s: the Service does not exist after %s, and KubeRay makes it as soon as it reconciles the "+
+			"RayCluster: check that the Ray Operator runs and what the RayCluster's events say", d.what, roundWait(d.retryFor))
+	}
+	return err
 }
 
 // SubmitRayJob submits a job and returns its submission id. A job of req.SubmissionID that exists

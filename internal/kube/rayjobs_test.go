@@ -23,6 +23,8 @@ type fakeRayAPIServer struct {
 	service   string
 	before    func(w http.ResponseWriter, r *http.Request) bool
 	proxied   atomic.Int32
+	// serviceAfter is how many reads of the head Service answer 404 before it exists.
+	serviceAfter atomic.Int32
 	// jobs are the jobs the dashboard ran, as submitted.
 	mu   sync.Mutex
 	jobs []raydashboard.Job
@@ -66,6 +68,16 @@ func newFakeRayAPIServer(t *testing.T, headService string) (*fakeRayAPIServer, *
 			return
 		}
 		http.StripPrefix(proxy, f.dashboard).ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /api/v1/namespaces/default/services/{name}", func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("name") != f.service || f.serviceAfter.Add(-1) >= 0 {
+			apiServerStatusAnswer(w, http.StatusNotFound, "NotFound", `services "`+r.PathValue("name")+`" not found`,
+				map[string]any{"name": r.PathValue("name"), "kind": "services"})
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": "v1", "kind": "Service",
+			"metadata": map[string]any{"name": f.service, "namespace": "default"}})
 	})
 	mux.HandleFunc("GET /apis/ray.io/v1/namespaces/default/rayclusters/{name}", func(w http.ResponseWriter, r *http.Request) {
 		apiServerStatusAnswer(w, http.StatusNotFound, "NotFound", `rayclusters.ray.io "`+r.PathValue("name")+`" not found`,
@@ -244,5 +256,24 @@ func TestRayDashboardOfMissingRayCluster(t *testing.T) {
 	_, err := d.c.RayDashboard(context.Background(), "default", "other")
 	if !errors.Is(err, ErrRayClusterNotFound) {
 		t.Errorf("RayDashboard of a missing RayCluster: %v; want ErrRayClusterNotFound", err)
+	}
+}
+
+// The head Service KubeRay has not made yet is waited for; one that never comes ends the wait
+// with what to look at.
+func TestRayDashboardWaitsForTheHeadService(t *testing.T) {
+	f, d := newFakeRayAPIServer(t, "")
+	ctx := testContext(t, 30*time.Second)
+	f.serviceAfter.Store(2)
+	if err := d.waitForHeadService(ctx); err != nil || f.serviceAfter.Load() != -1 {
+		t.Errorf("waitForHeadService = %v after %d reads; want the Service on the third", err, 2-f.serviceAfter.Load())
+	}
+
+	f.serviceAfter.Store(1 << 30)
+	d.retryFor = 100 * time.Millisecond
+	err := d.waitForHeadService(ctx)
+	if err == nil || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "does not exist after 100ms") ||
+		!strings.Contains(err.Error(), "Ray Operator runs") {
+		t.Errorf("waitForHeadService of a Service that never comes: %v; want it said, not a timeout of the caller", err)
 	}
 }
