@@ -110,6 +110,12 @@ func (c *Client) RayDashboard(ctx context.Context, namespace, name string) (*Ray
 	return d, nil
 }
 
+// serviceExists says whether the head Service exists; false when that cannot be read either.
+func (d *RayDashboard) serviceExists(ctx context.Context) bool {
+	_, err := d.c.core.Services(d.namespace).Get(ctx, d.service, metav1.GetOptions{})
+	return err == nil
+}
+
 // waitForHeadService waits, for retryFor at most, until the head Service exists: KubeRay makes it
 // when it reconciles the RayCluster, before the head Pod (ray-operator v1.5.0
 // controllers/ray/raycluster_controller.go, reconcileHeadService precedes reconcilePods), and
@@ -230,7 +236,7 @@ func (d *RayDashboard) once(ctx context.Context, verb, path string, body []byte,
 		}
 		return nil
 	}
-	return d.refusal(verb, path, a)
+	return d.refusal(ctx, path, a)
 }
 
 // refusal is the error of an answer that is not a success. Sources: KubeRay's dashboard client
@@ -239,9 +245,11 @@ func (d *RayDashboard) once(ctx context.Context, verb, path string, body []byte,
 // submission_id" as a duplicate id, which Ray answers with 500 (the job agent's ValueError
 // passed on by the head) or 400 (job_head.py's own); job_head.py's submit_job answers 500 "No
 // available agent to submit job, please try again later." while the dashboard's agent is not up.
-// The API server's proxy answers 503 while the Service has no ready endpoint, and passes on what
-// a gateway says when the head Pod does not answer.
-func (d *RayDashboard) refusal(verb, path string, a answer) error {
+// The API server's proxy answers 503 while the Service has no ready endpoint and passes on what
+// a gateway says when the head Pod does not answer; it reads the Service's Endpoints, which the
+// endpoints controller publishes after the Service (k8s.io/kubernetes v1.34
+// pkg/registry/core/service/storage/storage.go, ResourceLocation), and answers 404 until then.
+func (d *RayDashboard) refusal(ctx context.Context, path string, a answer) error {
 	text := string(a.body)
 	status, fromAPIServer := apiServerStatus(a.body)
 	if fromAPIServer {
@@ -249,6 +257,9 @@ func (d *RayDashboard) refusal(verb, path string, a answer) error {
 	}
 	err := fmt.Errorf("%d %s: %s", a.code, http.StatusText(a.code), clip([]byte(text)))
 	switch {
+	case fromAPIServer && a.code == http.StatusNotFound && d.serviceExists(ctx):
+		// The Service is there and what it routes to not yet published.
+		return &transientError{fmt.Errorf("the API server answered %w", err)}
 	case fromAPIServer && a.code == http.StatusNotFound:
 		return fmt.Errorf("the API server answered %w: the head Service or its namespace does not exist", err)
 	case a.code == http.StatusUnauthorized || a.code == http.StatusForbidden:

@@ -202,14 +202,19 @@ func TestRayDashboardRetriesOnlyTransientAnswers(t *testing.T) {
 		case 2:
 			http.Error(w, "No available agent to submit job, please try again later.", http.StatusInternalServerError)
 			return false
+		case 3:
+			// The Service exists, its Endpoints not yet.
+			apiServerStatusAnswer(w, http.StatusNotFound, "NotFound", `services "tpu-head-svc" not found`,
+				map[string]any{"name": "tpu-head-svc", "kind": "services"})
+			return false
 		}
 		return true
 	}
 	if _, err := d.SubmitRayJob(ctx, RayJobRequest{Entrypoint: "python train.py", SubmissionID: "a"}); err != nil {
 		t.Fatalf("SubmitRayJob while the dashboard starts: %v", err)
 	}
-	if n := f.proxied.Load(); n != 3 {
-		t.Errorf("%d requests, want 3: two transient answers, then the submission", n)
+	if n := f.proxied.Load(); n != 4 {
+		t.Errorf("%d requests, want 4: three transient answers, then the submission", n)
 	}
 
 	f.proxied.Store(0)
@@ -232,21 +237,24 @@ func TestRayDashboardRetriesOnlyTransientAnswers(t *testing.T) {
 	}
 }
 
-// A RayCluster whose head Service is named in its spec is reached there; a missing Service is the
+// A RayCluster whose head Service is named in its spec is reached there; a Service gone is the
 // API server's 404, said so and not retried.
 func TestRayDashboardHeadService(t *testing.T) {
-	f, d := newFakeRayAPIServer(t, "custom-head")
+	_, d := newFakeRayAPIServer(t, "custom-head")
 	ctx := testContext(t, 30*time.Second)
 	if _, err := d.SubmitRayJob(ctx, RayJobRequest{Entrypoint: "python train.py"}); err != nil {
 		t.Fatalf("the dashboard behind the head Service the RayCluster names: %v", err)
 	}
 
-	d.jobs = strings.Replace(d.jobs, "custom-head", "gone-head-svc", 1)
-	f.proxied.Store(0)
+	d.jobs, d.service = strings.Replace(d.jobs, "custom-head", "gone-head-svc", 1), "gone-head-svc"
+	start := time.Now()
 	_, err := d.RayJob(ctx, "x")
 	if err == nil || errors.Is(err, ErrRayJobNotFound) || !strings.Contains(err.Error(), `services "gone-head-svc" not found`) ||
 		!strings.Contains(err.Error(), "head Service") {
 		t.Errorf("a missing head Service: %v; want the API server's 404 for the Service, not a missing job", err)
+	}
+	if waited := time.Since(start); waited > d.retryFor/2 {
+		t.Errorf("a missing head Service took %s to report; want no retries", waited)
 	}
 }
 
