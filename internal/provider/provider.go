@@ -148,6 +148,7 @@ func (p *raytpuProvider) Actions(_ context.Context) []func() action.Action {
 	return []func() action.Action{
 		NewDrainSliceAction,
 		NewRecreateSliceAction,
+		NewSubmitRayJobAction,
 		NewUncordonSliceAction,
 	}
 }
