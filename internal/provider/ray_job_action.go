@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"time"
@@ -159,8 +160,12 @@ func (a *submitRayJobAction) Invoke(ctx context.Context, req action.InvokeReques
 	}
 	defer k.Close()
 	dash, err := k.RayDashboard(runCtx, namespace, name)
-	if err != nil {
-		fail("%s. Create it with raytpu_ray_cluster before invoking the action.", err)
+	switch {
+	case errors.Is(err, kube.ErrRayClusterNotFound):
+		fail("%s: create it with raytpu_ray_cluster before invoking the action.", err)
+		return
+	case err != nil:
+		fail("%s", err)
 		return
 	}
 	run := &rayJobRun{dash: dash, job: job, chosenID: !m.SubmissionID.IsNull(), poll: rayJobPoll, heartbeat: rayJobHeartbeat,

@@ -55,7 +55,8 @@ const helloJob = `
 // TestAccSubmitRayJob runs jobs on a RayCluster through the emulator's Ray dashboard: one that
 // succeeds, followed from PENDING to SUCCEEDED with its runtime env as configured; the same again,
 // which Ray already ran under its submission id and is not submitted twice; one whose entrypoint
-// fails, whose error has the tail of its logs; one that outlives its timeout and is stopped.
+// fails, whose error has the tail of its logs; one that outlives its timeout and is stopped; one
+// for a RayCluster that does not exist.
 func TestAccSubmitRayJob(t *testing.T) {
 	t.Parallel()
 	acctest.RequireCLI(t, testCLI, acctest.Actions)
@@ -123,6 +124,18 @@ func TestAccSubmitRayJob(t *testing.T) {
     submission_id = "slow-1"
     timeout       = "2800ms"`)),
 				ExpectError: regexp.MustCompile(`(?s)Ray Job Timed Out.*Ray job slow-1 did not end within timeout;\s+the\s+job\s+was\s+stopped`),
+			},
+			{
+				// A RayCluster that does not exist: nothing to submit to.
+				Config: jobsConfig(`
+action "raytpu_submit_ray_job" "nowhere" {
+  config {
+    ray_cluster = "${raytpu_cluster.test.id}/rayClusters/default/nope"
+    entrypoint  = "python train.py"
+  }
+}
+` + trigger("nowhere", "action.raytpu_submit_ray_job.nowhere", "1")),
+				ExpectError: regexp.MustCompile(`(?s)Error Submitting Ray Job.*RayCluster default/nope.*RayCluster not found:\s+create\s+it\s+with\s+raytpu_ray_cluster`),
 			},
 			{
 				Config: jobsConfig(""),
