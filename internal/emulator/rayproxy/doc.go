@@ -14,8 +14,6 @@
 //     what `kubectl proxy` and client-go's ProxyGet use) dials a Pod address with a transport
 //     built by k8s.io/apimachinery's SetTransportDefaults, whose proxy is
 //     http.ProxyFromEnvironment, so users reach a dashboard through the cluster's API as on GKE.
-//     Its requests name the kube-apiserver itself in their request-target and the Service or Pod
-//     in X-Forwarded-Uri, which the proxy follows (forwarded.go).
 //
 // Loopback addresses are never proxied by Go's transport, so the kube-apiserver, etcd and the
 // emulator's webhooks are reached directly, and HTTPS is not proxied at all (no HTTPS_PROXY).

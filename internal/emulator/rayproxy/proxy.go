@@ -68,14 +68,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		badGateway(w, r, "the cluster's Kubernetes API is not running")
 		return
 	}
-	hostport := r.URL.Host
-	if fwd, ok, err := forwardedTarget(r.Context(), kube, r); err != nil {
-		badGateway(w, r, err.Error())
-		return
-	} else if ok {
-		hostport = fwd
-	}
-	t, err := resolve(r.Context(), kube, hostport)
+	t, err := resolve(r.Context(), kube, r.URL.Host)
 	if err != nil {
 		badGateway(w, r, err.Error())
 		return
