@@ -120,6 +120,7 @@ func (p *raytpuProvider) Resources(_ context.Context) []func() resource.Resource
 	return []func() resource.Resource{
 		NewClusterResource,
 		NewRayClusterResource,
+		NewRayHistoryServerResource,
 		NewRayOperatorResource,
 		NewSliceResource,
 	}

@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -238,30 +236,8 @@ func rayClusterID(cluster, namespace, name string) string {
 	return cluster + "/rayClusters/" + namespace + "/" + name
 }
 
-// parseRayClusterImportID accepts {cluster_id}/rayClusters/{namespace}/{name},
-// {cluster_id}/{namespace}/{name}, {project}/{location}/{cluster}/{namespace}/{name} and, with a
-// default project, {location}/{cluster}/{namespace}/{name}.
+// parseRayClusterImportID accepts the ids parseNamespacedImportID accepts, with rayClusters as the
+// kind.
 func parseRayClusterImportID(id, defaultProject string) (cluster gke.ClusterID, namespace, name string, err error) {
-	parts := strings.Split(id, "/")
-	fail := fmt.Errorf("import id %q is not {cluster_id}/rayClusters/{namespace}/{name}, {cluster_id}/{namespace}/{name}, "+
-		"{project}/{location}/{cluster}/{namespace}/{name} or (with the provider's project set) {location}/{cluster}/{namespace}/{name}, "+
-		"with cluster_id projects/{project}/locations/{location}/clusters/{cluster}", id)
-	clusterID := strings.Join(parts[:min(6, len(parts))], "/")
-	switch {
-	case len(parts) == 9 && parts[6] == "rayClusters":
-		namespace, name = parts[7], parts[8]
-	case len(parts) == 8:
-		namespace, name = parts[6], parts[7]
-	case len(parts) == 5:
-		clusterID, namespace, name = gke.ClusterID{Project: parts[0], Location: parts[1], Name: parts[2]}.String(), parts[3], parts[4]
-	case len(parts) == 4 && defaultProject != "":
-		clusterID, namespace, name = gke.ClusterID{Project: defaultProject, Location: parts[0], Name: parts[1]}.String(), parts[2], parts[3]
-	default:
-		return gke.ClusterID{}, "", "", fail
-	}
-	cluster, err = gke.ParseClusterID(clusterID)
-	if err != nil || !namespacePat.MatchString(namespace) || !rayNamePattern.MatchString(name) {
-		return gke.ClusterID{}, "", "", fail
-	}
-	return cluster, namespace, name, nil
+	return parseNamespacedImportID(id, "rayClusters", defaultProject)
 }
