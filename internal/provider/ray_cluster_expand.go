@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -23,8 +21,9 @@ type resolvedGroup struct {
 	slices []groupSlice
 }
 
-// resolveRayCluster turns the model into the RayCluster to apply, reading the slices from GKE.
-func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterModel, diags *diag.Diagnostics) (kube.RayClusterSpec, []resolvedGroup) {
+// resolveRayConfig turns the configuration into the RayCluster to apply, reading the slices from
+// GKE; the claims of its groups name claimer (rayKind.claimer).
+func resolveRayConfig(ctx context.Context, client *gke.Client, m rayConfigModel, claimer string, diags *diag.Diagnostics) (kube.RayClusterSpec, []resolvedGroup) {
 	cfg, d := rayConfigOf(ctx, m)
 	diags.Append(d...)
 	if diags.HasError() {
@@ -50,7 +49,7 @@ func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterMode
 			if s == nil {
 				continue
 			}
-			claim := kube.SliceClaim{Namespace: m.Namespace.ValueString(), Cluster: m.Name.ValueString(), Group: g.Name}
+			claim := kube.SliceClaim{Namespace: m.Namespace.ValueString(), Cluster: claimer, Group: g.Name}
 			checkClaims(claim, slices, p, diags)
 			rg.slice, rg.slices, rg.Replicas, rg.Claim = s, slices, len(slices), &claim
 			warnRayShape(s, names, p, diags)
@@ -134,7 +133,7 @@ type rayGroupConfig struct {
 	rayPodConfig
 }
 
-func rayConfigOf(ctx context.Context, m rayClusterModel) (rayConfig, diag.Diagnostics) {
+func rayConfigOf(ctx context.Context, m rayConfigModel) (rayConfig, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	cfg := rayConfig{RayVersion: m.RayVersion.ValueString(), PythonVersion: m.PythonVersion.ValueString(), Image: m.Image.ValueString()}
 	if m.Head.IsNull() {
@@ -168,7 +167,7 @@ func rayConfigOf(ctx context.Context, m rayClusterModel) (rayConfig, diag.Diagno
 }
 
 // applyRayConfig writes the configuration kept in the annotation into m (for an import).
-func applyRayConfig(ctx context.Context, cfg rayConfig, m *rayClusterModel) diag.Diagnostics {
+func applyRayConfig(ctx context.Context, cfg rayConfig, m *rayConfigModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.RayVersion, m.PythonVersion, m.Image = types.StringValue(cfg.RayVersion), types.StringValue(cfg.PythonVersion), types.StringValue(cfg.Image)
 	if cfg.HeadOmitted {
@@ -231,37 +230,4 @@ func derefInt(n *int64) int64 {
 		return 0
 	}
 	return *n
-}
-
-// rayClusterID is {cluster_id}/rayClusters/{namespace}/{name}.
-func rayClusterID(cluster, namespace, name string) string {
-	return cluster + "/rayClusters/" + namespace + "/" + name
-}
-
-// parseRayClusterImportID accepts {cluster_id}/rayClusters/{namespace}/{name},
-// {cluster_id}/{namespace}/{name}, {project}/{location}/{cluster}/{namespace}/{name} and, with a
-// default project, {location}/{cluster}/{namespace}/{name}.
-func parseRayClusterImportID(id, defaultProject string) (cluster gke.ClusterID, namespace, name string, err error) {
-	parts := strings.Split(id, "/")
-	fail := fmt.Errorf("import id %q is not {cluster_id}/rayClusters/{namespace}/{name}, {cluster_id}/{namespace}/{name}, "+
-		"{project}/{location}/{cluster}/{namespace}/{name} or (with the provider's project set) {location}/{cluster}/{namespace}/{name}, "+
-		"with cluster_id projects/{project}/locations/{location}/clusters/{cluster}", id)
-	clusterID := strings.Join(parts[:min(6, len(parts))], "/")
-	switch {
-	case len(parts) == 9 && parts[6] == "rayClusters":
-		namespace, name = parts[7], parts[8]
-	case len(parts) == 8:
-		namespace, name = parts[6], parts[7]
-	case len(parts) == 5:
-		clusterID, namespace, name = gke.ClusterID{Project: parts[0], Location: parts[1], Name: parts[2]}.String(), parts[3], parts[4]
-	case len(parts) == 4 && defaultProject != "":
-		clusterID, namespace, name = gke.ClusterID{Project: defaultProject, Location: parts[0], Name: parts[1]}.String(), parts[2], parts[3]
-	default:
-		return gke.ClusterID{}, "", "", fail
-	}
-	cluster, err = gke.ParseClusterID(clusterID)
-	if err != nil || !namespacePat.MatchString(namespace) || !rayNamePattern.MatchString(name) {
-		return gke.ClusterID{}, "", "", fail
-	}
-	return cluster, namespace, name, nil
 }
