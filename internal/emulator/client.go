@@ -121,6 +121,11 @@ func (c *Client) FailHost(ctx context.Context, h HostFailure) error {
 	return c.call(ctx, "POST", "hostFailures", h, nil)
 }
 
+// SetRayJobOutcome implements Controller.
+func (c *Client) SetRayJobOutcome(ctx context.Context, o RayJobOutcome) error {
+	return c.call(ctx, "POST", "rayJobOutcomes", o, nil)
+}
+
 // Requests implements Controller.
 func (c *Client) Requests(ctx context.Context) ([]RequestRecord, error) {
 	var out struct {

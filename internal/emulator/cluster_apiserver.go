@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rayproxy"
 )
 
 // startClusterAPI starts (or restarts) the cluster's kube-apiserver and records its endpoint.
@@ -39,6 +41,10 @@ func (e *Emulator) startClusterAPIWith(ctx context.Context, c *cluster, dns bool
 			return err
 		}
 	}
+	proxy, err := e.startRayProxy(c)
+	if err != nil {
+		return err
+	}
 	started := time.Now()
 	api, err := kubeproc.StartAPIServer(ctx, kubeproc.APIServerConfig{
 		Procs:      e.procs,
@@ -50,14 +56,18 @@ func (e *Emulator) startClusterAPIWith(ctx context.Context, c *cluster, dns bool
 		Token:      e.token,
 		Port:       port,
 		ExtraArgs:  extra,
+		// The kube-apiserver's proxy to Services and Pods reaches Ray's endpoints through it.
+		Env: proxy.Env(),
 	})
 	if err != nil {
+		proxy.Close()
 		return err
 	}
 	e.logf("cluster %s: kube-apiserver ready on 127.0.0.1:%d after %s", c.Key, api.Port(), time.Since(started).Round(time.Millisecond))
 	kube, dyn, err := kubeClients(api.Port(), pki.CACertPEM, e.token)
 	if err != nil {
 		api.Stop()
+		proxy.Close()
 		return err
 	}
 	e.mu.Lock()
@@ -65,10 +75,11 @@ func (e *Emulator) startClusterAPIWith(ctx context.Context, c *cluster, dns bool
 		// Reset (or Close) took the cluster away while its kube-apiserver started.
 		e.mu.Unlock()
 		api.Stop()
+		proxy.Close()
 		return fmt.Errorf("the cluster is gone")
 	}
 	c.apiMu.Lock()
-	c.api, c.pki, c.kube, c.dyn, c.dnsSNI = api, pki, kube, dyn, dns
+	c.api, c.pki, c.kube, c.dyn, c.dnsSNI, c.rayProxy = api, pki, kube, dyn, dns, proxy
 	c.apiMu.Unlock()
 	c.APIPort = api.Port()
 	refreshEndpoints(c.PB, api.Port())
@@ -85,4 +96,19 @@ func (e *Emulator) removeClusterDir(c *cluster) {
 	if c.dir != "" {
 		_ = os.RemoveAll(c.dir)
 	}
+}
+
+// startRayProxy starts the cluster's proxy to its Ray endpoints, for the kube-apiserver about to
+// start and the ray-operator its runtime will start.
+func (e *Emulator) startRayProxy(c *cluster) (*rayproxy.Proxy, error) {
+	c.apiMu.Lock()
+	if c.rayDash == nil {
+		c.rayDash = rayproxy.NewDashboards(e.rayDashboardConfig(c.Key))
+	}
+	dash := c.rayDash
+	c.apiMu.Unlock()
+	return rayproxy.Start(rayproxy.Config{
+		Kube:       func() kubernetes.Interface { kube, _ := c.clients(); return kube },
+		Dashboards: dash,
+	})
 }

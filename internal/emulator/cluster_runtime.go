@@ -14,7 +14,7 @@ import (
 // kube-apiserver is not running.
 func (e *Emulator) startRuntime(c *cluster, ray bool) {
 	c.apiMu.Lock()
-	armed, api, pki, kube, dyn := c.runtime != nil, c.api, c.pki, c.kube, c.dyn
+	armed, api, pki, kube, dyn, proxy := c.runtime != nil, c.api, c.pki, c.kube, c.dyn, c.rayProxy
 	c.apiMu.Unlock()
 	if armed || kube == nil || e.bgCtx.Err() != nil {
 		return
@@ -22,7 +22,7 @@ func (e *Emulator) startRuntime(c *cluster, ray bool) {
 	r := clusterkube.New(e.bgCtx, clusterkube.Config{
 		Name: c.Key, Dir: c.dir, Kube: kube, Dyn: dyn,
 		APIPort: api.Port(), CACertPEM: pki.CACertPEM, Token: e.token,
-		Procs: e.procs, Bins: e.bins, Logf: e.logf,
+		Procs: e.procs, Bins: e.bins, Logf: e.logf, RayProxyEnv: proxy.Env(),
 		NodeAgent: func() nodeagent.Config { return e.nodeAgentConfig(c, kube) },
 	})
 	// New ran without apiMu; another start, or the kube-apiserver's stop, may have come between.

@@ -70,6 +70,7 @@ func (e *Emulator) controlHandler() http.Handler {
 	handle("DELETE "+controlPrefix+"faults", func(r *http.Request) (any, error) { return nil, e.ClearFaults(r.Context()) })
 	handle("POST "+controlPrefix+"operationFaults", withBody(e.FailNextOperation))
 	handle("POST "+controlPrefix+"hostFailures", withBody(e.FailHost))
+	handle("POST "+controlPrefix+"rayJobOutcomes", withBody(e.SetRayJobOutcome))
 	handle("GET "+controlPrefix+"requests", func(r *http.Request) (any, error) {
 		reqs, err := e.Requests(r.Context())
 		return map[string]any{"requests": reqs}, err

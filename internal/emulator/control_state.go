@@ -47,6 +47,7 @@ type controlState struct {
 	requests     []RequestRecord
 	counters     map[string]int
 	rayCRDs      []RayCRDInstall
+	rayJobs      []RayJobOutcome
 	nextID       int
 	base         Options
 }
@@ -78,6 +79,7 @@ func (c *controlState) resetLocked() {
 	c.requests = nil
 	c.counters = map[string]int{}
 	c.rayCRDs = nil
+	c.rayJobs = nil
 }
 
 // latency is how long an operation of opType on cluster (a cluster key; empty for none) takes:

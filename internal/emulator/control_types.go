@@ -49,6 +49,10 @@ type Controller interface {
 	// CreateResourcePolicy creates a Compute Engine workload policy at once (no operation), as
 	// `gcloud compute resource-policies create workload-policy` would have before a test starts.
 	CreateResourcePolicy(ctx context.Context, p ResourcePolicy) error
+	// SetRayJobOutcome decides how Ray jobs submitted to a cluster's RayClusters end (through
+	// their dashboards' Jobs API): those whose entrypoint contains Match end as Status, with Logs.
+	// The latest matching outcome applies; a job no outcome matches succeeds with no logs.
+	SetRayJobOutcome(ctx context.Context, o RayJobOutcome) error
 	// DNSEndpointCA returns the PEM of the CA that signs the clusters' DNS-based endpoints
 	// (localhost:PORT): trust it as a public root (SSL_CERT_FILE) to use them.
 	DNSEndpointCA(ctx context.Context) ([]byte, error)
@@ -64,6 +68,16 @@ type ResourcePolicy struct {
 	Type string `json:"type,omitempty"`
 	// AcceleratorTopology is the slice topology, e.g. "4x4x4".
 	AcceleratorTopology string `json:"acceleratorTopology,omitempty"`
+}
+
+// RayJobOutcome is how the Ray jobs of a cluster whose entrypoint contains Match end.
+type RayJobOutcome struct {
+	// Cluster is the cluster's name, projects/P/locations/L/clusters/C.
+	Cluster string `json:"cluster"`
+	Match   string `json:"match"`
+	// Status is SUCCEEDED or FAILED.
+	Status string `json:"status"`
+	Logs   string `json:"logs,omitempty"`
 }
 
 // RayCRDInstall is the span from a Ray Operator add-on being reported enabled to its KubeRay CRDs

@@ -321,7 +321,8 @@
 //     RayMultiHostIndexing=true, under which KubeRay labels each multi-host replica's Pods with
 //     their replica and host index and creates and deletes them together (Alpha and off by
 //     default in v1.5.0, on in v1.6.0; GKE's add-on does not publish its gates); stopped when the
-//     add-on is disabled.
+//     add-on is disabled. Its HTTP_PROXY is the cluster's Ray proxy (rayproxy), so that the
+//     RayService and RayJob controllers reach each RayCluster's dashboard and Serve proxies.
 //   - kube-scheduler and kube-controller-manager, as on every cluster (above): node selectors, the
 //     TPU taint's tolerations, google.com/tpu requests and the webhook's affinity are Kubernetes'
 //     own to decide, and the garbage collector removes a deleted RayCluster's Pods and Services.
@@ -449,12 +450,19 @@
 //     kube-apiserver.
 //   - raydashboard: the Ray dashboard of one RayCluster as KubeRay and Ray's job tools reach it,
 //     its Serve and Jobs REST APIs in Ray's documented shapes, built from a Config of a clock,
-//     timings and functions that place deployments and end jobs; standard library only. (The
-//     emulator does not route KubeRay to it yet.)
+//     timings and functions that place deployments and end jobs; standard library only.
+//   - rayproxy: each cluster's HTTP proxy to its Ray endpoints, which the cluster's
+//     kube-apiserver (its Service and Pod proxy) and ray-operator are started with as HTTP_PROXY:
+//     a Service's DNS name or a Pod's address resolved to a RayCluster's Pod, its head's dashboard
+//     port answered by that RayCluster's raydashboard, its Serve proxies' health by whether Serve
+//     runs; replicas placed by the resources of the RayCluster's running Pods. Built from a Config
+//     of the cluster's client and its dashboards, which the emulator keeps across kube-apiserver
+//     restarts; the proxy stops with the kube-apiserver.
 //   - gketpu and machines: GKE's TPU and machine type tables, each row with its source.
 //
 // The imports point one way: emulator -> rules -> apierr; rules -> gketpu, machines;
 // emulator -> kubeproc; emulator -> tpuwebhook -> gketpu; emulator -> nodeagent -> rules, apierr;
-// emulator -> clusterkube -> kubeproc, nodeagent; raydashboard imports none of them.
+// emulator -> clusterkube -> kubeproc, nodeagent; emulator -> rayproxy -> raydashboard, which
+// imports none of them.
 // `go list -deps ./internal/emulator/<package>` shows it.
 package emulator

@@ -12,6 +12,7 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/clusterkube"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rayproxy"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
@@ -60,8 +61,12 @@ type cluster struct {
 	dir     string
 	running map[string]*operation
 
-	apiMu sync.Mutex // guards api, kube, dyn, dnsSNI, runtime
+	apiMu sync.Mutex // guards api, kube, dyn, dnsSNI, runtime, rayProxy, rayDash
 	api   *kubeproc.APIServer
+	// rayProxy carries the running kube-apiserver's and ray-operator's requests to the cluster's
+	// Ray endpoints; rayDash, its RayClusters' dashboards, outlives kube-apiserver restarts.
+	rayProxy *rayproxy.Proxy
+	rayDash  *rayproxy.Dashboards
 	// dnsSNI says whether the running kube-apiserver serves the DNS endpoint's certificate.
 	dnsSNI bool
 	pki    *kubeproc.PKI
@@ -116,10 +121,13 @@ func (c *cluster) stopAPIServer() {
 	// The components that talk to the kube-apiserver go first.
 	c.stopRuntime()
 	c.apiMu.Lock()
-	api := c.api
-	c.api, c.kube, c.dyn = nil, nil, nil
+	api, proxy := c.api, c.rayProxy
+	c.api, c.kube, c.dyn, c.rayProxy = nil, nil, nil, nil
 	c.apiMu.Unlock()
 	api.Stop()
+	if proxy != nil {
+		proxy.Close()
+	}
 }
 
 func (c *cluster) clients() (kubernetes.Interface, dynamic.Interface) {

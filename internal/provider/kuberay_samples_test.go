@@ -22,7 +22,7 @@ import (
 // with the raytpu_slice whose nodes each sample's worker group selects. They are written for GKE:
 // no toleration for the TPU taint (GKE's ExtendedResourceToleration admission plugin adds it), a
 // head of 8 CPUs and 40G. (ray-cluster.tpu-v6e-256-multihost.yaml, 64 hosts, is left out for its
-// size; the RayJob and RayService samples need a Ray dashboard.)
+// size; the RayService sample runs in the emulator's own tests, rayservice_test.go.)
 var kubeRaySamples = map[string]string{
 	"ray-cluster.tpu-v6e-16-multihost.yaml": "v6e-4x4",
 	"ray-cluster.tpu-v6e-singlehost.yaml":   "v6e-2x2",

@@ -20,6 +20,12 @@ import (
 // WH:797-799); the gate is Alpha and off by default in v1.5.0 (pkg/features/features.go:49) and
 // Beta and on in v1.6.0. Which gates GKE's add-on sets is not published.
 //
+// KubeRay reaches each RayCluster's dashboard at http://<head Service>.<namespace>.svc.cluster.local:8265
+// and each head's Serve proxy at http://<Pod IP>:8000 with Go's default transport (ray-operator
+// v1.5.0, controllers/ray/utils/util.go FetchHeadServiceURL, dashboardclient,
+// httpproxy_httpclient.go), which honours HTTP_PROXY: the operator runs with Config.RayProxyEnv,
+// which points it at the cluster's proxy to its Ray endpoints (package rayproxy).
+//
 // The TPU webhook (the emulator's webhook_tpu.go) is registered with the KubeRay CRDs. The
 // operator stops when the add-on is disabled; the rest of the runtime goes on running the
 // cluster's other workloads.
@@ -114,5 +120,5 @@ func (r *Runtime) startOperator(ctx context.Context) <-chan struct{} {
 		"--health-probe-bind-address=0",
 		"--feature-gates=" + rayOperatorFeatureGates,
 		"--log-stdout-encoder=console",
-	})
+	}, r.cfg.RayProxyEnv)
 }

@@ -44,6 +44,9 @@ type Config struct {
 	Procs *kubeproc.Group
 	// Bins has the paths of kube-scheduler, kube-controller-manager and ray-operator.
 	Bins *kubeproc.Binaries
+	// RayProxyEnv is added to ray-operator's environment: it points the operator's HTTP client
+	// at the proxy to the cluster's Ray endpoints, its dashboards and Serve proxies (rayproxy).
+	RayProxyEnv []string
 	// NodeAgent builds the node agent's Config, when the cluster's first workload appears.
 	NodeAgent func() nodeagent.Config
 	// Logf logs a line; nil logs nothing.
@@ -115,8 +118,8 @@ func (r *Runtime) startWorkloads() {
 		r.logf("cluster %s: %v", r.cfg.Name, err)
 		return
 	}
-	r.supervise(r.ctx, ComponentScheduler, r.cfg.Bins.Scheduler, kubeproc.SchedulerArgs(kubeconfig))
-	r.supervise(r.ctx, ComponentControllerManager, r.cfg.Bins.ControllerManager, kubeproc.ControllerManagerArgs(kubeconfig))
+	r.supervise(r.ctx, ComponentScheduler, r.cfg.Bins.Scheduler, kubeproc.SchedulerArgs(kubeconfig), nil)
+	r.supervise(r.ctx, ComponentControllerManager, r.cfg.Bins.ControllerManager, kubeproc.ControllerManagerArgs(kubeconfig), nil)
 	a := nodeagent.New(r.cfg.NodeAgent())
 	r.mu.Lock()
 	r.started[ComponentNodeAgent] = time.Now()
@@ -148,7 +151,7 @@ func kubeconfigYAML(port int, caPEM []byte, token string) []byte {
 // supervise runs a component's process until ctx ends, starting it again a second after it exits
 // (as the kubelet restarts a crashed Pod), and stops it then; the channel it returns closes once
 // the process has stopped.
-func (r *Runtime) supervise(ctx context.Context, name, bin string, args []string) <-chan struct{} {
+func (r *Runtime) supervise(ctx context.Context, name, bin string, args, env []string) <-chan struct{} {
 	r.mu.Lock()
 	r.started[name] = time.Now()
 	r.mu.Unlock()
@@ -164,7 +167,7 @@ func (r *Runtime) supervise(ctx context.Context, name, bin string, args []string
 			r.mu.Unlock()
 		}()
 		for ctx.Err() == nil {
-			p, err := r.cfg.Procs.Start(name, bin, args, filepath.Join(r.cfg.Dir, name+".log"))
+			p, err := r.cfg.Procs.Start(name, bin, args, env, filepath.Join(r.cfg.Dir, name+".log"))
 			if err != nil {
 				r.logf("cluster %s: %v", r.cfg.Name, err)
 				if !pauseBeforeRetry(ctx) {

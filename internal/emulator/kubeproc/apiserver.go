@@ -32,6 +32,8 @@ type APIServerConfig struct {
 	Token      string
 	Port       int // preferred port (a restarted cluster keeps its endpoint when it can); 0 = any
 	ExtraArgs  []string
+	// Env is added to the process's environment.
+	Env []string
 }
 
 // StartAPIServer starts a kube-apiserver serving HTTPS on 127.0.0.1 with the cluster's own CA and
@@ -98,7 +100,7 @@ func StartAPIServer(ctx context.Context, cfg APIServerConfig) (*APIServer, error
 			"--watch-cache=false",
 		}
 		args = append(args, cfg.ExtraArgs...)
-		p, err := cfg.Procs.Start("kube-apiserver", cfg.Bin, args, filepath.Join(cfg.Dir, "kube-apiserver.log"))
+		p, err := cfg.Procs.Start("kube-apiserver", cfg.Bin, args, cfg.Env, filepath.Join(cfg.Dir, "kube-apiserver.log"))
 		if err != nil {
 			return nil, err
 		}

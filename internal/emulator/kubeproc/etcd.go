@@ -46,7 +46,7 @@ func StartEtcd(ctx context.Context, procs *Group, bin, dataDir, logDir string) (
 			"--unsafe-no-fsync", "--log-level=warn",
 			"--quota-backend-bytes=4294967296",
 		}
-		p, err := procs.Start("etcd", bin, args, filepath.Join(logDir, "etcd.log"))
+		p, err := procs.Start("etcd", bin, args, nil, filepath.Join(logDir, "etcd.log"))
 		if err != nil {
 			return nil, err
 		}

@@ -68,14 +68,15 @@ func (g *Group) Running() int {
 	return n
 }
 
-// Start starts bin with args as name, its output appended to logPath, unless the group is closed.
-func (g *Group) Start(name, bin string, args []string, logPath string) (*Process, error) {
+// Start starts bin with args as name, with env added to the emulator's environment and its output
+// appended to logPath, unless the group is closed.
+func (g *Group) Start(name, bin string, args, env []string, logPath string) (*Process, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
 		return nil, fmt.Errorf("not starting %s: the emulator is closing", name)
 	}
-	p, err := startProcess(name, bin, args, logPath)
+	p, err := startProcess(name, bin, args, env, logPath)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +90,7 @@ func (g *Group) Start(name, bin string, args []string, logPath string) (*Process
 	return p, nil
 }
 
-func startProcess(name, bin string, args []string, logPath string) (*Process, error) {
+func startProcess(name, bin string, args, env []string, logPath string) (*Process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
@@ -97,7 +98,7 @@ func startProcess(name, bin string, args []string, logPath string) (*Process, er
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.Env = append(os.Environ(), childGoEnv(name)...)
+	cmd.Env = append(append(os.Environ(), childGoEnv(name)...), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	p := &Process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
 	// Pdeathsig fires when the OS thread that forked the child ends, not the process: the fork

@@ -14,7 +14,7 @@ import (
 func TestGroupStopsEveryProcess(t *testing.T) {
 	dir := t.TempDir()
 	g := NewGroup()
-	p, err := g.Start("sleeper", "/bin/sh", []string{"-c", "sleep 60 & wait"}, filepath.Join(dir, "sleeper.log"))
+	p, err := g.Start("sleeper", "/bin/sh", []string{"-c", "sleep 60 & wait"}, nil, filepath.Join(dir, "sleeper.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestGroupStopsEveryProcess(t *testing.T) {
 	if n := g.Running(); n != 0 {
 		t.Fatalf("%d processes running after StopAll", n)
 	}
-	if _, err := g.Start("late", "/bin/true", nil, filepath.Join(dir, "late.log")); err == nil || !strings.Contains(err.Error(), "closing") {
+	if _, err := g.Start("late", "/bin/true", nil, nil, filepath.Join(dir, "late.log")); err == nil || !strings.Contains(err.Error(), "closing") {
 		t.Fatalf("a start after StopAll: %v", err)
 	}
 }
@@ -40,7 +40,7 @@ func TestGroupStopsEveryProcess(t *testing.T) {
 func TestExitErrorHasTheLogTail(t *testing.T) {
 	g := NewGroup()
 	defer g.StopAll(time.Second)
-	p, err := g.Start("failing", "/bin/sh", []string{"-c", "echo first; echo boom; exit 3"}, filepath.Join(t.TempDir(), "failing.log"))
+	p, err := g.Start("failing", "/bin/sh", []string{"-c", "echo first; echo boom; exit 3"}, nil, filepath.Join(t.TempDir(), "failing.log"))
 	if err != nil {
 		t.Fatal(err)
 	}

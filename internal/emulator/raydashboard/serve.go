@@ -196,3 +196,15 @@ func (d *Dashboard) applicationDetails(app *application, now time.Time) applicat
 	}
 	return det
 }
+
+// Routes is the route table of the cluster's Serve proxies: each application's route prefix and
+// name, empty while Serve runs no application.
+func (d *Dashboard) Routes() map[string]string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	routes := make(map[string]string, len(d.apps))
+	for name, app := range d.apps {
+		routes[app.routePrefix] = name
+	}
+	return routes
+}
