@@ -1,12 +1,20 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 const rayServiceAddress = "raytpu_ray_service.llm"
@@ -21,6 +29,121 @@ func testServeConfig(apps ...string) string {
 			"      - name: Server\n        num_replicas: 1\n        ray_actor_options:\n          resources: {TPU: 4}\n", app)
 	}
 	return b.String()
+}
+
+// testAccRayServiceConfig is a cluster with two v6e 4x4 slices and a RayService named llm whose one
+// worker group has both, serving serveConfig.
+func testAccRayServiceConfig(cluster, serveConfig, more string) string {
+	return testAccSliceConfig(cluster, v6eSlice("a", "4x4", "")+v6eSlice("b", "4x4", "")+fmt.Sprintf(`
+resource "raytpu_ray_service" "llm" {
+  cluster_id = raytpu_cluster.test.id
+  name       = "llm"
+  head = {
+    ray_start_params = { "dashboard-host" = "0.0.0.0" }
+  }
+  worker_groups   = [{ name = "tpu", slices = [raytpu_slice.a.id, raytpu_slice.b.id] }]
+  serve_config_v2 = %q
+  %s
+}
+`, serveConfig, more))
+}
+
+func TestAccRayService_servesOnSlicesUpdatesInPlaceImportDrift(t *testing.T) {
+	t.Parallel()
+	cluster := "acc-serve"
+	clusterID := fmt.Sprintf("projects/%s/locations/%s/clusters/%s", testProject, testLocation, cluster)
+	config := testAccRayServiceConfig(cluster, testServeConfig("llm"), "")
+	updated := testAccRayServiceConfig(cluster, testServeConfig("llm", "embed"), "")
+	sameRayCluster := statecheck.CompareValue(compare.ValuesSame())
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					at(rayServiceAddress, "id", knownvalue.StringExact(clusterID+"/rayServices/default/llm")),
+					at(rayServiceAddress, "status", knownvalue.StringExact("Running")),
+					at(rayServiceAddress, "healthy", knownvalue.Bool(true)),
+					at(rayServiceAddress, "in_sync", knownvalue.Bool(true)),
+					at(rayServiceAddress, "applications", knownvalue.MapExact(map[string]knownvalue.Check{"llm": knownvalue.StringExact("RUNNING")})),
+					at(rayServiceAddress, "serve_service", knownvalue.StringExact("llm-serve-svc")),
+					at(rayServiceAddress, "serve_address", knownvalue.StringExact("http://llm-serve-svc.default.svc.cluster.local:8000")),
+					at(rayServiceAddress, "head_service", knownvalue.StringExact("llm-head-svc")),
+					at(rayServiceAddress, "ray_cluster_name", knownvalue.StringRegexp(regexp.MustCompile(`^llm-[a-z0-9]{5}$`))),
+					at(rayServiceAddress, "worker_group_settings", knownvalue.MapExact(map[string]knownvalue.Check{
+						"tpu": knownvalue.ObjectPartial(map[string]knownvalue.Check{
+							"num_slices": knownvalue.Int64Exact(2), "hosts_per_slice": knownvalue.Int64Exact(4),
+							"megascale": knownvalue.MapPartial(map[string]knownvalue.Check{
+								"MEGASCALE_COORDINATOR_ADDRESS": knownvalue.StringRegexp(regexp.MustCompile(`^tpu-0-0\.llm-[a-z0-9]{5}-headless$`)),
+							}),
+						}),
+					})),
+					sameRayCluster.AddStateValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name")),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					placementOnSlicesOf(rayServiceAddress, "tpu", 4, "slice-a", "slice-b"),
+					rayServiceClusters(t, cluster, "llm", 1),
+				),
+			},
+			{
+				// A Serve config change alone goes to the same RayCluster.
+				Config: updated,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(rayServiceAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name"), knownvalue.StringRegexp(regexp.MustCompile(`^llm-`))),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					at(rayServiceAddress, "applications", knownvalue.MapExact(map[string]knownvalue.Check{
+						"llm": knownvalue.StringExact("RUNNING"), "embed": knownvalue.StringExact("RUNNING"),
+					})),
+					at(rayServiceAddress, "healthy", knownvalue.Bool(true)),
+					sameRayCluster.AddStateValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name")),
+				},
+				Check: rayServiceClusters(t, cluster, "llm", 1),
+			},
+			{
+				// What the RayCluster is made of changes: the RayService is replaced, never upgraded
+				// beside the first RayCluster on slices it holds.
+				Config:             testAccRayServiceConfig(cluster, testServeConfig("llm", "embed"), `ray_version = "2.55.1"`),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(rayServiceAddress, plancheck.ResourceActionReplace),
+				}},
+			},
+			{
+				ResourceName:            rayServiceAddress,
+				ImportState:             true,
+				ImportStateId:           clusterID + "/default/llm",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				// Changed outside Terraform: the plan applies it again, to the same RayCluster.
+				PreConfig: func() { patchRayServiceOutOfBand(t, cluster, "llm") },
+				Config:    updated,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(rayServiceAddress, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					at(rayServiceAddress, "in_sync", knownvalue.Bool(true)),
+					at(rayServiceAddress, "healthy", knownvalue.Bool(true)),
+					sameRayCluster.AddStateValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name")),
+				},
+				Check: rayServiceClusters(t, cluster, "llm", 1),
+			},
+			{
+				// Deleted outside Terraform: removed from state, then created again.
+				PreConfig: func() { deleteRayServiceOutOfBand(t, cluster, "llm") },
+				Config:    updated,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(rayServiceAddress, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{at(rayServiceAddress, "healthy", knownvalue.Bool(true))},
+				Check:             placementOnSlicesOf(rayServiceAddress, "tpu", 4, "slice-a", "slice-b"),
+			},
+		},
+	})
 }
 
 func TestAccRayService_planTimeErrors(t *testing.T) {
@@ -54,4 +177,41 @@ resource "raytpu_ray_service" "llm" {
 		ts = append(ts, resource.TestStep{Config: config(s.name, s.groups, s.serve), PlanOnly: true, ExpectError: regexp.MustCompile(s.want)})
 	}
 	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: ts})
+}
+
+// rayServiceClusters checks that KubeRay made exactly want RayClusters for the RayService: an
+// update in place brings up no second one.
+func rayServiceClusters(t *testing.T, cluster, name string, want int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got, err := testKubeClient(t, cluster).RayServiceClusters(context.Background(), "default", name)
+		if err != nil {
+			return err
+		}
+		if len(got) != want {
+			return fmt.Errorf("RayService %s has RayClusters %v, want %d", name, got, want)
+		}
+		return nil
+	}
+}
+
+// patchRayServiceOutOfBand changes the head's Ray start parameters, as kubectl apply would.
+func patchRayServiceOutOfBand(t *testing.T, cluster, name string) {
+	t.Helper()
+	k := testKubeClient(t, cluster)
+	rs, err := k.GetRayService(context.Background(), "default", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.Spec.RayClusterSpec.HeadGroupSpec.RayStartParams["num-cpus"] = "0"
+	rs.ObjectMeta = metav1.ObjectMeta{Name: rs.Name, Namespace: rs.Namespace, Annotations: rs.Annotations}
+	if _, err := k.ApplyRayService(context.Background(), rs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func deleteRayServiceOutOfBand(t *testing.T, cluster, name string) {
+	t.Helper()
+	if err := testKubeClient(t, cluster).DeleteRayService(context.Background(), "default", name); err != nil {
+		t.Fatal(err)
+	}
 }
