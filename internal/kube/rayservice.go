@@ -42,29 +42,35 @@ type RayServiceSpec struct {
 	// ServeConfigV2 is spec.serveConfigV2: Ray Serve's config file (applications and their
 	// deployments) as YAML, which KubeRay sends to the RayCluster's dashboard.
 	ServeConfigV2 string
+	// Upgrade lets KubeRay bring up a second RayCluster for a changed rayClusterConfig (upgrade
+	// strategy NewCluster), for as long as an upgrade that has the slices for it takes.
+	Upgrade bool
 }
 
 // RayServiceObject renders s with KubeRay's Go types; its rayClusterConfig is what RayClusterObject
 // renders for a RayCluster.
 //
-// Its upgrade strategy is None: KubeRay then never brings up a second RayCluster for a changed
-// rayClusterConfig (rayservice_controller.go, isZeroDowntimeUpgradeEnabled and
-// shouldPrepareNewCluster), which on TPUs would wait for slices that the first one holds. A change
-// of what the RayCluster is made of replaces the RayService instead; a change of the Serve config
-// alone reaches the running RayCluster (reconcileServe).
+// Its upgrade strategy is None unless s.Upgrade: KubeRay then never brings up a second RayCluster
+// for a changed rayClusterConfig (rayservice_controller.go, isZeroDowntimeUpgradeEnabled and
+// shouldPrepareNewCluster), which on TPUs would wait for slices that the first one holds: not for a
+// change made outside Terraform, nor for one raytpu makes without the slices for it. A change of the
+// Serve config alone reaches the running RayCluster whatever the strategy (reconcileServe).
 func RayServiceObject(s RayServiceSpec) (*rayv1.RayService, error) {
 	spec, err := RayClusterConfig(s.RayClusterSpec)
 	if err != nil {
 		return nil, err
 	}
-	none := rayv1.None
+	strategy := rayv1.None
+	if s.Upgrade {
+		strategy = rayv1.NewCluster
+	}
 	return &rayv1.RayService{
 		TypeMeta:   metav1.TypeMeta{APIVersion: rayv1.GroupVersion.String(), Kind: RayServiceKind},
 		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, Annotations: s.Annotations},
 		Spec: rayv1.RayServiceSpec{
 			ServeConfigV2:   s.ServeConfigV2,
 			RayClusterSpec:  spec,
-			UpgradeStrategy: &rayv1.RayServiceUpgradeStrategy{Type: &none},
+			UpgradeStrategy: &rayv1.RayServiceUpgradeStrategy{Type: &strategy},
 			ServeService:    serveService(spec.HeadGroupSpec.HeadService),
 		},
 	}, nil

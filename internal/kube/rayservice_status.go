@@ -61,7 +61,8 @@ const ServeSettle = 4 * time.Second
 // observed. done is true once it serves: Ready, the RayCluster it serves from active with no
 // other pending, and every application of want RUNNING. failure is a failure that waiting cannot
 // mend: the initializing timeout, an application whose deploy failed, or, when want names the
-// RayCluster that is to serve, another one.
+// RayCluster that is to serve, another one coming up, or serving with none coming up (while the one
+// named comes up, the one before serves).
 func ServeProgress(rs *rayv1.RayService, want ServeWant, observed time.Duration) (done bool, failure error) {
 	if rs == nil || rs.Status.ObservedGeneration < want.Generation {
 		return false, nil
@@ -72,14 +73,14 @@ func ServeProgress(rs *rayv1.RayService, want ServeWant, observed time.Duration)
 			"initializing up for good: it must be deleted and created again)", rs.Namespace, rs.Name, ready.Message)}
 	}
 	trusted := observed >= want.Settle
-	if want.Cluster != "" && trusted {
-		for _, other := range []string{rs.Status.PendingServiceStatus.RayClusterName, rs.Status.ActiveServiceStatus.RayClusterName} {
-			if other != "" && other != want.Cluster {
-				return false, &serveFailure{fmt.Sprintf("kube: RayService %s/%s: KubeRay brings up RayCluster %s in place of %s, which was "+
-					"to serve the change in place (was the RayService or its RayCluster changed outside Terraform?)",
-					rs.Namespace, rs.Name, other, want.Cluster)}
-			}
+	pending, active := rs.Status.PendingServiceStatus.RayClusterName, rs.Status.ActiveServiceStatus.RayClusterName
+	if want.Cluster != "" && trusted && ((pending != "" && pending != want.Cluster) || (pending == "" && active != "" && active != want.Cluster)) {
+		other := pending
+		if other == "" {
+			other = active
 		}
+		return false, &serveFailure{fmt.Sprintf("kube: RayService %s/%s: KubeRay brings up RayCluster %s in place of %s, which was "+
+			"to serve (was the RayService or its RayCluster changed outside Terraform?)", rs.Namespace, rs.Name, other, want.Cluster)}
 	}
 	for _, s := range []rayv1.RayServiceStatus{rs.Status.PendingServiceStatus, rs.Status.ActiveServiceStatus} {
 		if s.RayClusterName == "" || (want.Cluster != "" && s.RayClusterName != want.Cluster) || !trusted {
@@ -92,14 +93,12 @@ func ServeProgress(rs *rayv1.RayService, want ServeWant, observed time.Duration)
 			}
 		}
 	}
-	active := rs.Status.ActiveServiceStatus
 	if !trusted || rs.Status.ServiceStatus != rayv1.Running || ready == nil || ready.Status != metav1.ConditionTrue ||
-		active.RayClusterName == "" || rs.Status.PendingServiceStatus.RayClusterName != "" ||
-		(want.Cluster != "" && active.RayClusterName != want.Cluster) {
+		active == "" || pending != "" || (want.Cluster != "" && active != want.Cluster) {
 		return false, nil
 	}
 	for _, name := range want.Applications {
-		if active.Applications[name].Status != rayv1.ApplicationStatusEnum.RUNNING {
+		if rs.Status.ActiveServiceStatus.Applications[name].Status != rayv1.ApplicationStatusEnum.RUNNING {
 			return false, nil
 		}
 	}

@@ -49,6 +49,10 @@ func TestRayServiceObjectHasTheRayClustersSpec(t *testing.T) {
 	if u := rs.Spec.UpgradeStrategy; u == nil || u.Type == nil || *u.Type != rayv1.None {
 		t.Errorf("upgrade strategy %+v, want type None", u)
 	}
+	s.Upgrade = true
+	if upgrading, err := RayServiceObject(s); err != nil || *upgrading.Spec.UpgradeStrategy.Type != rayv1.NewCluster {
+		t.Errorf("upgrading: upgrade strategy %+v (%v), want type NewCluster", upgrading.Spec.UpgradeStrategy, err)
+	}
 	if svc := rs.Spec.ServeService; svc == nil || svc.Annotations[InternalLoadBalancerAnnotation] != "Internal" {
 		t.Errorf("serve Service template %+v, want the head's internal load balancer annotation", svc)
 	}
@@ -139,6 +143,9 @@ func TestServeProgress(t *testing.T) {
 		{name: "a second cluster comes up", rs: serving(func(rs *rayv1.RayService) {
 			rs.Status.PendingServiceStatus.RayClusterName = "serve-fghij"
 		}), want: want, failure: "KubeRay brings up RayCluster serve-fghij in place of serve-abcde"},
+		{name: "an upgrade to the cluster wanted", rs: serving(func(rs *rayv1.RayService) {
+			rs.Status.PendingServiceStatus.RayClusterName = "serve-fghij"
+		}), want: ServeWant{Generation: 2, Applications: []string{"llm"}, Cluster: "serve-fghij"}},
 		{name: "an upgrade pending", rs: serving(func(rs *rayv1.RayService) {
 			rs.Status.PendingServiceStatus.RayClusterName = "serve-fghij"
 		}), want: ServeWant{Generation: 2, Applications: []string{"llm"}}},
