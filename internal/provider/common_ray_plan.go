@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -110,20 +111,25 @@ func validateRayConfig(ctx context.Context, m rayConfigModel, diags *diag.Diagno
 }
 
 // rayPlanState is what the plan of an update compares with: the state's configuration and the
-// worker_group_settings its RayCluster was applied with.
+// worker_group_settings its RayCluster was applied with. With secondCluster, the update brings up a
+// second RayCluster beside the state's (a RayService's upgrade), whose node pools all count anew.
 type rayPlanState struct {
-	config   rayConfigModel
-	settings types.Map
+	config        rayConfigModel
+	settings      types.Map
+	secondCluster bool
 }
 
-// planRayConfig fills what the plan can know of a RayCluster (the image, Ray's names, the head's
-// addresses) and, once the provider is configured, checks the slices as GKE holds them: their
-// shapes (a multislice group mixing them fails at plan time), the claims of other RayClusters and
-// RayServices on them, and the node auto-provisioning limits that auto-provisioned groups need.
-// prior is the state of an update, nil for a create. It reports the most a group's slices were
-// replaced under their ids (slicesReplaced).
+// planRayConfig fills what the plan can know of a RayCluster (planRayOutputs) and checks its
+// slices (checkRaySlices).
 func (b *resourceBase) planRayConfig(ctx context.Context, config tfsdk.Config, plan *rayConfigModel, out *rayOutputsModel,
-	prior *rayPlanState, k rayKind, diags *diag.Diagnostics) (replaced sliceChange) {
+	prior *rayPlanState, k rayKind, diags *diag.Diagnostics) sliceChange {
+	planRayOutputs(ctx, config, plan, out, diags)
+	return b.checkRaySlices(ctx, *plan, prior, k, diags)
+}
+
+// planRayOutputs fills what the plan can know of a RayCluster: the image, Ray's names, the head's
+// addresses.
+func planRayOutputs(ctx context.Context, config tfsdk.Config, plan *rayConfigModel, out *rayOutputsModel, diags *diag.Diagnostics) {
 	if plan.Image.IsUnknown() && !plan.RayVersion.IsUnknown() && !plan.PythonVersion.IsUnknown() {
 		var image types.String
 		diags.Append(config.GetAttribute(ctx, path.Root("image"), &image)...)
@@ -136,28 +142,43 @@ func (b *resourceBase) planRayConfig(ctx context.Context, config tfsdk.Config, p
 		svc, dash, client := rayAddresses(plan.Namespace.ValueString(), plan.Name.ValueString())
 		out.HeadService, out.DashboardAddress, out.ClientAddress = types.StringValue(svc), types.StringValue(dash), types.StringValue(client)
 	}
+}
+
+// checkRaySlices checks the slices of plan as GKE holds them, once the provider is configured: their
+// shapes (a multislice group mixing them fails at plan time), the claims of other RayClusters and
+// RayServices on them, and the node auto-provisioning limits that auto-provisioned groups need.
+// prior is the state of an update, nil for a create. It reports the most a group's slices were
+// replaced under their ids (slicesReplaced).
+func (b *resourceBase) checkRaySlices(ctx context.Context, plan rayConfigModel, prior *rayPlanState, k rayKind, diags *diag.Diagnostics) (replaced sliceChange) {
 	client := b.planClient(ctx, "planning raytpu_"+k.typeName(), diags)
 	if client == nil || plan.WorkerGroups.IsUnknown() {
 		return slicesSame
 	}
 	var groups []rayWorkerGroupModel
 	diags.Append(plan.WorkerGroups.ElementsAs(ctx, &groups, false)...)
-	var shaped []shapedGroup
+	var (
+		shaped []shapedGroup
+		before rayConfigModel
+	)
+	if prior != nil && !prior.secondCluster {
+		before = prior.config
+	}
+	priorSlices := groupSlices(ctx, before)
 	for i, g := range groups {
 		p := path.Root("worker_groups").AtListIndex(i)
 		if ids, ok := knownStrings(ctx, g.Slices); ok {
 			// The shapes and claims of the pools there are; one that is not there yet is checked at apply.
-			s, slices := sliceGroupShape(ctx, client, g.Name.ValueString(), ids, p, true, diags)
-			if prior != nil {
+			s, pools := sliceGroupShape(ctx, client, g.Name.ValueString(), ids, p, true, diags)
+			if prior != nil && slices.Equal(priorSlices[g.Name.ValueString()], ids) {
 				claim := kube.SliceClaim{Namespace: prior.config.Namespace.ValueString(), Cluster: k.claimer(prior.config.Name.ValueString()),
 					Group: g.Name.ValueString()}
-				replaced = max(replaced, slicesReplaced(prior.settings, claim, len(ids), s, slices))
+				replaced = max(replaced, slicesReplaced(prior.settings, claim, len(ids), s, pools))
 			}
 			if s != nil {
-				shaped = append(shaped, shapedGroup{index: i, name: g.Name.ValueString(), slice: s, pools: poolNames(slices)})
+				shaped = append(shaped, shapedGroup{index: i, name: g.Name.ValueString(), slice: s, pools: poolNames(pools)})
 				if !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
 					claim := kube.SliceClaim{Namespace: plan.Namespace.ValueString(), Cluster: k.claimer(plan.Name.ValueString()), Group: g.Name.ValueString()}
-					checkClaims(claim, slices, p, diags)
+					checkClaims(claim, pools, p, diags)
 				}
 			}
 		} else if s, ok := groupShape(g, p, &diag.Diagnostics{}); ok { // an invalid shape is ValidateConfig's to report
@@ -166,10 +187,6 @@ func (b *resourceBase) planRayConfig(ctx context.Context, config tfsdk.Config, p
 	}
 	checkShapesApart(shaped, diags)
 	if id, err := gke.ParseClusterID(plan.ClusterID.ValueString()); err == nil && !plan.ClusterID.IsUnknown() {
-		var before rayConfigModel
-		if prior != nil {
-			before = prior.config
-		}
 		checkNAPLimits(ctx, client, id, newNAPDemands(ctx, groups, before), diags)
 	}
 	return replaced
@@ -332,4 +349,19 @@ func slicesReplaced(settings types.Map, claim kube.SliceClaim, want int, shape *
 		}
 	}
 	return slicesSame
+}
+
+// groupSlices are the slice ids of each worker group of m whose slices are known.
+func groupSlices(ctx context.Context, m rayConfigModel) map[string][]string {
+	out := map[string][]string{}
+	var groups []rayWorkerGroupModel
+	if m.WorkerGroups.IsNull() || m.WorkerGroups.IsUnknown() || m.WorkerGroups.ElementsAs(ctx, &groups, false).HasError() {
+		return out
+	}
+	for _, g := range groups {
+		if ids, ok := knownStrings(ctx, g.Slices); ok {
+			out[g.Name.ValueString()] = ids
+		}
+	}
+	return out
 }

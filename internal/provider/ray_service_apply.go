@@ -22,21 +22,26 @@ import (
 //     reports the RayService ready and every application RUNNING (observe). A failure that waiting
 //     cannot mend, such as an application that failed to deploy, ends the wait at once.
 //
-// prior is the state before an update. An update changes the Serve config, or makes the
+// prior is the state before an update. An update that changes what the RayCluster is made of is an
+// upgrade (ray_service_upgrade.go): KubeRay brings up a second RayCluster on the slices the plan
+// found free, and finishUpgrade ends it. Any other update changes the Serve config, or makes the
 // RayService and its slices what the configuration says again: the RayCluster that serves must
-// stay the one it was (ModifyPlan replaces the RayService for any change of its rayClusterConfig),
-// unless the state already found it not in sync (a RayCluster deleted outside Terraform, which
-// KubeRay makes again).
+// stay the one it was, unless the state already found it not in sync (a RayCluster deleted outside
+// Terraform, which KubeRay makes again).
 //
 // It returns false when it failed before the RayService was applied.
 func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceModel, verb string, diags *diag.Diagnostics) bool {
 	action := verb + " raytpu_ray_service (" + m.ID.ValueString() + ")"
-	_, k, spec, groups, ok := r.prepareRayApply(ctx, m.rayConfigModel, kube.RayServiceClaimer(m.Name.ValueString()), action, diags)
+	client, k, spec, groups, ok := r.prepareRayApply(ctx, m.rayConfigModel, kube.RayServiceClaimer(m.Name.ValueString()), action, diags)
 	if !ok {
 		return false
 	}
 	defer k.Close()
-	obj, err := kube.RayServiceObject(kube.RayServiceSpec{RayClusterSpec: spec, ServeConfigV2: m.ServeConfigV2.ValueString()})
+	upgrade := prior != nil && len(clusterConfigChanges(m.rayConfigModel, prior.rayConfigModel)) > 0
+	rest := kube.RayServiceSpec{RayClusterSpec: spec, ServeConfigV2: m.ServeConfigV2.ValueString()}
+	upgrading := rest
+	upgrading.Upgrade = upgrade
+	obj, err := kube.RayServiceObject(upgrading)
 	if err != nil {
 		diags.AddError("Invalid RayService", fmt.Sprintf("%s: %s.", action, err))
 		return false
@@ -52,26 +57,33 @@ func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceMode
 	if prior != nil {
 		// The reconcile that sends a changed config writes the statuses of the one before.
 		want.Settle = kube.ServeSettle
-		if prior.InSync.ValueBool() && prior.RayClusterName.ValueString() != "" {
+		if !upgrade && prior.InSync.ValueBool() && prior.RayClusterName.ValueString() != "" {
 			want.Cluster = prior.RayClusterName.ValueString()
 		}
 	}
 	m.InSync = types.BoolValue(true)
-	r.observe(ctx, w, m, applied, groups, want, action, diags)
+	if r.observe(ctx, w, m, applied, groups, want, action, diags) && upgrade {
+		r.finishUpgrade(ctx, client, k, &rest, m, prior, action, diags)
+	}
 	return true
 }
 
-// observe follows the RayService until it serves as want says, and fills m's outputs from what it
-// saw, also when the wait fails (Terraform then taints a new RayService).
+// observe follows the RayService until it serves as want says, from the RayCluster KubeRay names
+// for it, and fills m's outputs from what it saw, also when the wait fails (Terraform then taints a
+// new RayService). It reports whether the RayService serves.
 func (r *rayServiceResource) observe(ctx context.Context, w *kube.RayServiceWatch, m *rayServiceModel, applied *rayv1.RayService,
-	groups []resolvedGroup, want kube.ServeWant, action string, diags *diag.Diagnostics) {
+	groups []resolvedGroup, want kube.ServeWant, action string, diags *diag.Diagnostics) bool {
 	m.RayClusterName, m.Healthy, m.Placement = types.StringValue(want.Cluster), types.BoolValue(false), flattenPlacement(nil)
 	m.GroupSettings = groupSettings(groups, want.Cluster, m.RayVersion.ValueString())
 	defer func() { m.setServeStatus(w.RayService(), m.Healthy.ValueBool()) }()
 	cw, err := w.FollowRayCluster(ctx, want)
 	if err != nil {
 		serveFailure(diags, action, "RayService Not Started", err)
-		return
+		return false
+	}
+	if want.Cluster == "" {
+		// The one that is to serve; another may serve until it does (an upgrade).
+		want.Cluster = cw.Name()
 	}
 	m.RayClusterName = types.StringValue(cw.Name())
 	m.GroupSettings = groupSettings(groups, cw.Name(), m.RayVersion.ValueString())
@@ -83,12 +95,14 @@ func (r *rayServiceResource) observe(ctx context.Context, w *kube.RayServiceWatc
 		Spec:       applied.Spec.RayClusterSpec,
 	}
 	if !observeRayPods(ctx, nil, cw, rc, &m.rayOutputsModel, action, diags) {
-		return
+		return false
 	}
 	if _, err := w.WaitForServing(ctx, want); err != nil {
 		m.Healthy = types.BoolValue(false)
 		serveFailure(diags, action, "RayService Not Serving", err)
+		return false
 	}
+	return true
 }
 
 // serveFailure reports a wait on a RayService that ended in err: a failure of the RayService under

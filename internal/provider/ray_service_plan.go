@@ -25,20 +25,18 @@ var rayClusterConfigPaths = []path.Path{
 	path.Root("ray_version"), path.Root("python_version"), path.Root("image"), path.Root("head"), path.Root("worker_groups"),
 }
 
-// clusterConfigReplacement: KubeRay upgrades a RayService whose rayClusterConfig changes by bringing
-// up a whole second RayCluster beside the first and moving traffic to it once it serves
-// (ray-operator v1.5.0 controllers/ray/rayservice_controller.go, shouldPrepareNewCluster): on TPU
-// slices that the first one holds, the second waits for ever. raytpu_ray_service replaces the
-// RayService instead, which ends the first RayCluster before the second starts.
+// clusterConfigReplacement: with upgrade_strategy Recreate, a change of the rayClusterConfig
+// replaces the RayService (ray_service_upgrade.go says what NewCluster does instead).
 var clusterConfigReplacement = PlanReplacement{
 	Attributes: rayClusterConfigPaths,
-	When: "on any change of what the RayCluster is made of (its Ray version, image, head or worker groups): KubeRay would bring up " +
-		"a second RayCluster beside the first for it, which the slices the first one holds leave no room for, so the RayService " +
-		"is replaced, with the downtime between the two",
+	When: "with `upgrade_strategy = \"Recreate\"`, on any change of what the RayCluster is made of (its Ray version, image, head " +
+		"or worker groups), with downtime between the two RayClusters; with `NewCluster` (the default) such a change is an update " +
+		"that brings up a second RayCluster on free slices",
 }
 
 // reshapedSliceReplacement: a slice replaced under its id by one of another shape changes the
-// worker group's numOfHosts, selector or chips, so the rayClusterConfig.
+// worker group's numOfHosts, selector or chips, so the rayClusterConfig, while the RayCluster that
+// serves has lost the slice.
 var reshapedSliceReplacement = PlanReplacement{
 	Attributes: []path.Path{path.Root("worker_groups")},
 	When:       "when a slice of a worker group is replaced by one of another shape (the same `raytpu_slice` id, a new node pool)",
@@ -48,11 +46,15 @@ func (r *rayServiceResource) PlanReplacements() []PlanReplacement {
 	return []PlanReplacement{clusterConfigReplacement, reshapedSliceReplacement}
 }
 
-// ModifyPlan fills what the plan can know (planRayConfig, the Services' names and addresses);
-// replaces the RayService when what its RayCluster is made of changes (clusterConfigReplacement,
-// reshapedSliceReplacement), so that an update only ever changes the Serve config or brings the
-// RayService and its slices' claims in line; and plans that update when the RayService was changed
-// outside Terraform or a slice lost its claim.
+// ModifyPlan fills what the plan can know (planRayOutputs, the Services' names and addresses) and
+// checks the slices (checkRaySlices). An update then does one of:
+//   - a change of what the RayCluster is made of: with upgrade_strategy NewCluster an upgrade,
+//     which the plan refuses when the slices it needs are not free (planUpgrade); with Recreate, or
+//     for a slice replaced by one of another shape, a replacement;
+//   - the RayService or its slices' claims are not what the configuration asks for (in_sync
+//     false): an apply that brings them in line, KubeRay perhaps serving from another RayCluster;
+//   - anything else (the Serve config, timeouts, upgrade_strategy): an update in place, on the
+//     RayCluster that serves.
 func (r *rayServiceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
@@ -65,39 +67,37 @@ func (r *rayServiceResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	plan.setAddresses()
-	var (
-		state *rayServiceModel
-		prior *rayPlanState
-	)
-	if !req.State.Raw.IsNull() {
-		state = &rayServiceModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
-		prior = &rayPlanState{config: state.rayConfigModel, settings: state.GroupSettings}
-	} else {
+	planRayOutputs(ctx, req.Config, &plan.rayConfigModel, &plan.rayOutputsModel, &resp.Diagnostics)
+	if req.State.Raw.IsNull() {
 		plan.InSync = types.BoolValue(true)
-	}
-	change := r.planRayConfig(ctx, req.Config, &plan.rayConfigModel, &plan.rayOutputsModel, prior, rayServiceKind, &resp.Diagnostics)
-	if state == nil || resp.Diagnostics.HasError() {
+		r.checkRaySlices(ctx, plan.rayConfigModel, nil, rayServiceKind, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	replace := clusterConfigChanges(plan.rayConfigModel, state.rayConfigModel)
-	if change == slicesReshaped {
-		replace = append(replace, path.Root("worker_groups"))
+	var state rayServiceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
 	}
+	changes := clusterConfigChanges(plan.rayConfigModel, state.rayConfigModel)
+	upgrade := len(changes) > 0 && plan.UpgradeStrategy.ValueString() != upgradeRecreate
+	prior := &rayPlanState{config: state.rayConfigModel, settings: state.GroupSettings, secondCluster: upgrade}
+	change := r.checkRaySlices(ctx, plan.rayConfigModel, prior, rayServiceKind, &resp.Diagnostics)
 	switch {
-	case len(replace) > 0:
-		resp.RequiresReplace.Append(replace...)
+	case change == slicesReshaped:
+		resp.RequiresReplace.Append(append(changes, path.Root("worker_groups"))...)
+	case len(changes) > 0 && !upgrade:
+		resp.RequiresReplace.Append(changes...)
+	case upgrade:
+		planUpgrade(ctx, &plan, state, changes, &resp.Diagnostics)
 	case !state.InSync.IsNull() && !state.InSync.ValueBool(), change == slicesUnclaimed:
 		// Not what the configuration and the slices ask for: an apply brings the RayService and its
 		// slices' claims in line; KubeRay may serve from another RayCluster by then.
 		planReapply(&plan.rayOutputsModel)
 		plan.RayClusterName, plan.Applications = types.StringUnknown(), types.MapUnknown(types.StringType)
-	case !plan.ServeConfigV2.Equal(state.ServeConfigV2):
-		// The new Serve config goes to the RayCluster that serves, which stays.
+	case !plan.ServeConfigV2.Equal(state.ServeConfigV2) || !plan.Timeouts.Equal(state.Timeouts) || !plan.UpgradeStrategy.Equal(state.UpgradeStrategy):
+		// In place: the RayCluster that serves stays.
 		plan.RayClusterName, plan.GroupSettings, plan.InSync = state.RayClusterName, state.GroupSettings, types.BoolValue(true)
-		plan.Status, plan.Healthy, plan.Applications = types.StringUnknown(), types.BoolUnknown(), types.MapUnknown(types.StringType)
-		plan.Placement = types.MapUnknown(placementType.ElemType)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }

@@ -30,7 +30,7 @@ type rayServiceResource struct {
 }
 
 // rayServiceTimeouts are the defaults of the timeouts block, which the resource page lists.
-var rayServiceTimeouts = OperationTimeouts{Create: 30 * time.Minute, Update: 20 * time.Minute, Delete: 10 * time.Minute}
+var rayServiceTimeouts = OperationTimeouts{Create: 30 * time.Minute, Update: 30 * time.Minute, Delete: 10 * time.Minute}
 
 func (r *rayServiceResource) DefaultTimeouts() OperationTimeouts { return rayServiceTimeouts }
 
@@ -155,6 +155,8 @@ func (r *rayServiceResource) ImportState(ctx context.Context, req resource.Impor
 	}
 	importAttributes(ctx, resp, map[string]any{
 		"id": rayServiceKind.id(cluster.String(), namespace, name), "cluster_id": cluster.String(), "namespace": namespace, "name": name,
+		// raytpu's own setting, which the RayService does not keep: its default.
+		"upgrade_strategy": upgradeNewCluster,
 	})
 }
 

@@ -34,18 +34,28 @@ func testServeConfig(apps ...string) string {
 // testAccRayServiceConfig is a cluster with two v6e 4x4 slices and a RayService named llm whose one
 // worker group has both, serving serveConfig.
 func testAccRayServiceConfig(cluster, serveConfig, more string) string {
-	return testAccSliceConfig(cluster, v6eSlice("a", "4x4", "")+v6eSlice("b", "4x4", "")+fmt.Sprintf(`
+	return testAccRayServiceOn(cluster, v6eSlice("a", "4x4", "")+v6eSlice("b", "4x4", ""), "a, b", serveConfig, more)
+}
+
+// testAccRayServiceOn is a cluster with the slices, and a RayService named llm whose one worker
+// group "tpu" has those of the keys groupSlices names ("a, b"), serving serveConfig.
+func testAccRayServiceOn(cluster, slices, groupSlices, serveConfig, more string) string {
+	var ids []string
+	for _, key := range strings.Split(groupSlices, ", ") {
+		ids = append(ids, "raytpu_slice."+key+".id")
+	}
+	return testAccSliceConfig(cluster, slices+fmt.Sprintf(`
 resource "raytpu_ray_service" "llm" {
   cluster_id = raytpu_cluster.test.id
   name       = "llm"
   head = {
     ray_start_params = { "dashboard-host" = "0.0.0.0" }
   }
-  worker_groups   = [{ name = "tpu", slices = [raytpu_slice.a.id, raytpu_slice.b.id] }]
+  worker_groups   = [{ name = "tpu", slices = [%s] }]
   serve_config_v2 = %q
   %s
 }
-`, serveConfig, more))
+`, strings.Join(ids, ", "), serveConfig, more))
 }
 
 func TestAccRayService_servesOnSlicesUpdatesInPlaceImportDrift(t *testing.T) {
@@ -102,9 +112,18 @@ func TestAccRayService_servesOnSlicesUpdatesInPlaceImportDrift(t *testing.T) {
 				Check: rayServiceClusters(t, cluster, "llm", 1),
 			},
 			{
-				// What the RayCluster is made of changes: the RayService is replaced, never upgraded
-				// beside the first RayCluster on slices it holds.
-				Config:             testAccRayServiceConfig(cluster, testServeConfig("llm", "embed"), `ray_version = "2.55.1"`),
+				// What the RayCluster is made of changes on the slices the RayCluster that serves holds:
+				// KubeRay's upgrade would wait for ever, so the plan refuses it and says what works.
+				Config:   testAccRayServiceConfig(cluster, testServeConfig("llm", "embed"), `ray_version = "2.55.1"`),
+				PlanOnly: true,
+				// Terraform wraps the message where it likes.
+				ExpectError: regexp.MustCompile(`(?s)` + strings.ReplaceAll(`Upgrade Needs Free Slices.*changing ray_version and image makes KubeRay bring up a `+
+					`second RayCluster beside RayCluster llm-.*asks for slice-a, slice-b.*change only serve_config_v2.*give worker group "tpu" `+
+					`free slices.*upgrade_strategy = "Recreate"`, " ", `\s+`)),
+			},
+			{
+				// Asked for, the RayService is replaced instead, with downtime.
+				Config:             testAccRayServiceConfig(cluster, testServeConfig("llm", "embed"), `ray_version = "2.55.1"`+"\n  upgrade_strategy = \"Recreate\""),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
@@ -141,6 +160,47 @@ func TestAccRayService_servesOnSlicesUpdatesInPlaceImportDrift(t *testing.T) {
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{at(rayServiceAddress, "healthy", knownvalue.Bool(true))},
 				Check:             placementOnSlicesOf(rayServiceAddress, "tpu", 4, "slice-a", "slice-b"),
+			},
+		},
+	})
+}
+
+// An upgrade on spare slices: KubeRay brings up a second RayCluster on them, which serves once
+// every application runs there; the first one is then gone and its slices released.
+func TestAccRayService_upgradeOnSpareSlices(t *testing.T) {
+	t.Parallel()
+	cluster := "acc-serve-upgrade"
+	slices := ""
+	for _, key := range []string{"a", "b", "c", "d"} {
+		slices += v6eSlice(key, "2x4", "chips_per_host = 4")
+	}
+	otherRayCluster := statecheck.CompareValue(compare.ValuesDiffer())
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:            testAccRayServiceOn(cluster, slices, "a, b", testServeConfig("llm"), ""),
+				ConfigStateChecks: []statecheck.StateCheck{otherRayCluster.AddStateValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name"))},
+				Check:             placementOnSlicesOf(rayServiceAddress, "tpu", 2, "slice-a", "slice-b"),
+			},
+			{
+				Config: testAccRayServiceOn(cluster, slices, "c, d", testServeConfig("llm"), `ray_version = "2.55.1"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(rayServiceAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					at(rayServiceAddress, "status", knownvalue.StringExact("Running")),
+					at(rayServiceAddress, "healthy", knownvalue.Bool(true)),
+					at(rayServiceAddress, "applications", knownvalue.MapExact(map[string]knownvalue.Check{"llm": knownvalue.StringExact("RUNNING")})),
+					otherRayCluster.AddStateValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name")),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					placementOnSlicesOf(rayServiceAddress, "tpu", 2, "slice-c", "slice-d"),
+					rayServiceClusters(t, cluster, "llm", 1),
+					sliceClaimedBy(cluster, "slice-a", "", ""), sliceClaimedBy(cluster, "slice-b", "", ""),
+					sliceClaimedBy(cluster, "slice-c", "rayservice.llm", "tpu"),
+				),
 			},
 		},
 	})
