@@ -56,8 +56,8 @@ func (e *Emulator) startClusterAPIWith(ctx context.Context, c *cluster, dns bool
 		Token:      e.token,
 		Port:       port,
 		ExtraArgs:  extra,
-		// The kube-apiserver's proxy to Services and Pods reaches Ray's endpoints through it.
-		Env: proxy.Env(),
+		// Its proxy to Services and Pods reaches Ray's endpoints there.
+		EgressSocket: proxy.Socket(),
 	})
 	if err != nil {
 		proxy.Close()

@@ -451,8 +451,8 @@
 //   - raydashboard: the Ray dashboard of one RayCluster as KubeRay and Ray's job tools reach it,
 //     its Serve and Jobs REST APIs in Ray's documented shapes, built from a Config of a clock,
 //     timings and functions that place deployments and end jobs; standard library only.
-//   - rayproxy: each cluster's HTTP proxy to its Ray endpoints, which the cluster's
-//     kube-apiserver (its Service and Pod proxy) and ray-operator are started with as HTTP_PROXY:
+//   - rayproxy: each cluster's proxy to its Ray endpoints, ray-operator's HTTP_PROXY and the
+//     kube-apiserver's cluster egress (HTTP CONNECT, as Konnectivity is GKE's):
 //     a Service's DNS name or a Pod's address resolved to a RayCluster's Pod, its head's dashboard
 //     port answered by that RayCluster's raydashboard, its Serve proxies' health by whether Serve
 //     runs; replicas placed by the resources of the RayCluster's running Pods. Built from a Config

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -24,8 +25,9 @@ var rayServiceGVR = schema.GroupVersionResource{Group: "ray.io", Version: "v1", 
 // dashboard through the kube-apiserver's Service proxy. A change of the Serve config alone is
 // applied in place: the same RayCluster, no pending one.
 func TestRayServiceSampleRuns(t *testing.T) {
-	full, _, _, kube, dyn := rayTestCluster(t, "ray-service", tpuPool("v4", "ct4p-hightpu-4t", 1, compact("2x2x1")))
-	ctx := testCtx(t)
+	full, _, _, kube, dyn := rayTestCluster(t, "ray-service", tpuPool("v4", "ct4p-hightpu-4t", 1, nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	svcs := dyn.Resource(rayServiceGVR).Namespace("default")
 
 	sample := rayServiceSample(t)
@@ -59,13 +61,14 @@ func TestRayServiceSampleRuns(t *testing.T) {
 		t.Fatalf("KubeRay did not find the head's Serve proxy healthy: %v", head)
 	}
 
-	// The dashboard through the kube-apiserver's Service proxy: Serve, then a job.
-	dashboard := kube.CoreV1().Services("default").ProxyGet("http", name+"-head-svc", "dashboard", "/api/serve/applications/", nil)
-	body, err := dashboard.DoRaw(ctx)
+	// The dashboard through the kube-apiserver's Service proxy: Serve, then a job. (AbsPath keeps
+	// the trailing slash Ray's paths have; ProxyGet would drop it.)
+	dashboard := "/api/v1/namespaces/default/services/http:" + name + "-head-svc:dashboard/proxy"
+	body, err := kube.CoreV1().RESTClient().Get().AbsPath(dashboard + "/api/serve/applications/").DoRaw(ctx)
 	if err != nil || !strings.Contains(string(body), `"stable_diffusion"`) {
 		t.Fatalf("Serve applications through the kube-apiserver: %s, %v", body, err)
 	}
-	jobs := "/api/v1/namespaces/default/services/http:" + name + "-head-svc:dashboard/proxy/api/jobs/"
+	jobs := dashboard + "/api/jobs/"
 	body, err = kube.CoreV1().RESTClient().Post().AbsPath(jobs).Body([]byte(`{"entrypoint":"python -c 'print(1)'"}`)).DoRaw(ctx)
 	var submitted struct {
 		SubmissionID string `json:"submission_id"`
@@ -100,7 +103,8 @@ func TestRayServiceSampleRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	config, _, _ := unstructured.NestedString(rs.Object, "spec", "serveConfigV2")
-	config += "      - name: echo\n        import_path: echo:app\n        route_prefix: /echo\n"
+	// The sample's applications are a list at two spaces.
+	config += "  - name: echo\n    import_path: echo:app\n    route_prefix: /echo\n"
 	if err := unstructured.SetNestedField(rs.Object, config, "spec", "serveConfigV2"); err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,9 @@ import (
 	"golang.org/x/oauth2"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
 
@@ -67,6 +69,8 @@ type Client struct {
 	host string // https://host:port, for messages
 	http *http.Client
 	core corev1client.CoreV1Interface
+	apps appsv1client.AppsV1Interface
+	rbac rbacv1client.RbacV1Interface
 	// coreWatch is core without requestTimeout, for watches: they stay open for minutes, ended
 	// by the API server (TimeoutSeconds) or their context.
 	coreWatch corev1client.CoreV1Interface
@@ -125,6 +129,12 @@ func NewClient(c Cluster) (*Client, error) {
 	kc := &Client{host: host, http: hc}
 	if kc.core, err = corev1client.NewForConfigAndClient(cfg, hc); err != nil {
 		return nil, fmt.Errorf("kube: building the core client for %s: %w", host, err)
+	}
+	if kc.apps, err = appsv1client.NewForConfigAndClient(cfg, hc); err != nil {
+		return nil, fmt.Errorf("kube: building the apps client for %s: %w", host, err)
+	}
+	if kc.rbac, err = rbacv1client.NewForConfigAndClient(cfg, hc); err != nil {
+		return nil, fmt.Errorf("kube: building the RBAC client for %s: %w", host, err)
 	}
 	// The same transport (connections, token) with no overall timeout: an http.Client's Timeout
 	// also bounds reading the body, which would cut every watch after requestTimeout.

@@ -22,9 +22,15 @@ import (
 // "Internal", all supported versions).
 const InternalLoadBalancerAnnotation = "networking.gke.io/load-balancer-type"
 
-// headServiceName is KubeRay's name of the head Service, <cluster>-head-svc
-// (utils.GenerateHeadServiceName; raytpu's names are short enough for CheckName to keep it).
-func headServiceName(rc *rayv1.RayCluster) string { return rc.Name + "-head-svc" }
+// headServiceName is KubeRay's name of the head Service: the one the RayCluster's headService
+// names, else <cluster>-head-svc (ray-operator v1.5.0 controllers/ray/utils/util.go,
+// GenerateHeadServiceName for a RayCluster).
+func headServiceName(rc *rayv1.RayCluster) string {
+	if s := rc.Spec.HeadGroupSpec.HeadService; s != nil && s.Name != "" {
+		return s.Name
+	}
+	return rc.Name + "-head-svc"
+}
 
 // headServiceStale reports whether svc is not what rc asks of its head Service.
 func headServiceStale(svc *corev1.Service, rc *rayv1.RayCluster) bool {

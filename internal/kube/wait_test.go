@@ -37,10 +37,16 @@ func fakeAPIServer(t *testing.T, answer func(n int, r *http.Request) (int, strin
 		w.WriteHeader(code)
 		_, _ = w.Write([]byte(body))
 	}))
+	return testClientOf(t, srv), &calls
+}
+
+// testClientOf is a client of a test's API server, with token "tok"; the server is closed when the
+// test ends.
+func testClientOf(t *testing.T, srv *httptest.Server) *Client {
+	t.Helper()
 	t.Cleanup(srv.Close)
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	c := testClient(t, Cluster{Endpoint: srv.URL, CACertificateBase64: base64.StdEncoding.EncodeToString(ca), TokenSource: staticToken("tok")})
-	return c, &calls
+	return testClient(t, Cluster{Endpoint: srv.URL, CACertificateBase64: base64.StdEncoding.EncodeToString(ca), TokenSource: staticToken("tok")})
 }
 
 const unavailable = `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"etcd is restarting","reason":"ServiceUnavailable","code":503}`

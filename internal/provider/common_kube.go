@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -62,4 +63,28 @@ func kubeClient(client *gke.Client, access clusterAccess) (*kube.Client, error) 
 		PublicCA:            access.PublicCA,
 		TokenSource:         client.TokenSource(),
 	})
+}
+
+// clusterKube returns a client for the API server of the cluster clusterID (a cluster id
+// attribute's value) and the cluster as GKE reports it. gone is true when the cluster does not
+// exist; otherwise a nil client comes with an error in diags.
+func clusterKube(ctx context.Context, client *gke.Client, clusterID, action string, diags *diag.Diagnostics) (k *kube.Client, cluster *containerpb.Cluster, gone bool) {
+	id, err := gke.ParseClusterID(clusterID)
+	if err != nil {
+		diags.AddAttributeError(pathClusterID, "Invalid Cluster ID", err.Error()+".")
+		return nil, nil, false
+	}
+	cluster, err = client.GetCluster(ctx, id)
+	if gke.IsNotFound(err) {
+		return nil, nil, true
+	}
+	if err != nil {
+		diags.AddError("Error Reading Cluster", fmt.Sprintf("%s: reading cluster %s: %s", action, id, gke.WithAdvice(err)))
+		return nil, nil, false
+	}
+	if k, err = kubeClient(client, accessOf(cluster)); err != nil {
+		diags.AddError("Kubernetes Client Error", fmt.Sprintf("%s: %s", action, err))
+		return nil, nil, false
+	}
+	return k, cluster, false
 }

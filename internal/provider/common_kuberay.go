@@ -91,38 +91,23 @@ func kubeRayStatus(ctx context.Context, client *gke.Client, cluster *containerpb
 // the cluster does not exist. With wait it waits a while for KubeRay's CRDs (GKE reports the
 // add-on enabled before they serve); otherwise it does not check them.
 func (b *resourceBase) kubeFor(ctx context.Context, client *gke.Client, clusterID string, wait bool, action string, diags *diag.Diagnostics) (k *kube.Client, gone bool) {
-	id, err := gke.ParseClusterID(clusterID)
-	if err != nil {
-		diags.AddAttributeError(pathClusterID, "Invalid Cluster ID", err.Error()+".")
-		return nil, false
+	k, cluster, gone := clusterKube(ctx, client, clusterID, action, diags)
+	if k == nil || !wait {
+		return k, gone
 	}
-	cluster, err := client.GetCluster(ctx, id)
-	if gke.IsNotFound(err) {
-		return nil, true
-	}
-	if err != nil {
-		diags.AddError("Error Reading Cluster", fmt.Sprintf("%s: reading cluster %s: %s", action, id, gke.WithAdvice(err)))
-		return nil, false
-	}
-	if wait && !cluster.GetAddonsConfig().GetRayOperatorConfig().GetEnabled() {
+	if !cluster.GetAddonsConfig().GetRayOperatorConfig().GetEnabled() {
+		k.Close()
 		diags.AddAttributeError(pathClusterID, "KubeRay Not Ready", fmt.Sprintf("%s: cluster %s does not have the Ray Operator add-on, so "+
-			"its API server serves no RayClusters. Create the cluster with raytpu_cluster, or enable the add-on with raytpu_ray_operator.", action, id))
+			"its API server serves no RayClusters. Create the cluster with raytpu_cluster, or enable the add-on with raytpu_ray_operator.", action, clusterID))
 		return nil, false
 	}
-	k, err = kubeClient(client, accessOf(cluster))
-	if err != nil {
-		diags.AddError("Kubernetes Client Error", fmt.Sprintf("%s: %s", action, err))
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if _, err := k.WaitForKubeRay(wctx, kubePollInterval); err != nil {
+		k.Close()
+		diags.AddAttributeError(pathClusterID, "KubeRay Not Ready", fmt.Sprintf("%s: %s. The Ray Operator add-on of %s installs the "+
+			"KubeRay CRDs shortly after it is enabled; apply again once raytpu_cluster or raytpu_ray_operator reports kuberay.ready.", action, err, clusterID))
 		return nil, false
-	}
-	if wait {
-		wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		defer cancel()
-		if _, err := k.WaitForKubeRay(wctx, kubePollInterval); err != nil {
-			k.Close()
-			diags.AddAttributeError(pathClusterID, "KubeRay Not Ready", fmt.Sprintf("%s: %s. The Ray Operator add-on of %s installs the "+
-				"KubeRay CRDs shortly after it is enabled; apply again once raytpu_cluster or raytpu_ray_operator reports kuberay.ready.", action, err, id))
-			return nil, false
-		}
 	}
 	return k, false
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 )
@@ -23,31 +22,13 @@ func (k rayKind) id(cluster, namespace, name string) string {
 	return cluster + "/" + k.collection() + "/" + namespace + "/" + name
 }
 
-// parseImportID accepts {cluster_id}/{collection}/{namespace}/{name},
-// {cluster_id}/{namespace}/{name}, {project}/{location}/{cluster}/{namespace}/{name} and, with a
-// default project, {location}/{cluster}/{namespace}/{name}.
+// parseImportID accepts the ids parseNamespacedImportID accepts, with the kind's collection, and
+// names of the kind's length.
 func (k rayKind) parseImportID(id, defaultProject string) (cluster gke.ClusterID, namespace, name string, err error) {
-	parts := strings.Split(id, "/")
-	fail := fmt.Errorf("import id %q is not {cluster_id}/%s/{namespace}/{name}, {cluster_id}/{namespace}/{name}, "+
-		"{project}/{location}/{cluster}/{namespace}/{name} or (with the provider's project set) {location}/{cluster}/{namespace}/{name}, "+
-		"with cluster_id projects/{project}/locations/{location}/clusters/{cluster} and a %s name of at most %d characters",
-		id, k.collection(), k.kind, k.nameLength)
-	clusterID := strings.Join(parts[:min(6, len(parts))], "/")
-	switch {
-	case len(parts) == 9 && parts[6] == k.collection():
-		namespace, name = parts[7], parts[8]
-	case len(parts) == 8:
-		namespace, name = parts[6], parts[7]
-	case len(parts) == 5:
-		clusterID, namespace, name = gke.ClusterID{Project: parts[0], Location: parts[1], Name: parts[2]}.String(), parts[3], parts[4]
-	case len(parts) == 4 && defaultProject != "":
-		clusterID, namespace, name = gke.ClusterID{Project: defaultProject, Location: parts[0], Name: parts[1]}.String(), parts[2], parts[3]
-	default:
-		return gke.ClusterID{}, "", "", fail
+	cluster, namespace, name, err = parseNamespacedImportID(id, k.collection(), defaultProject)
+	if err == nil && !k.namePattern.MatchString(name) {
+		return gke.ClusterID{}, "", "", fmt.Errorf("import id %q: %q is not a %s name: a lower-case letter, then letters, digits and "+
+			"hyphens, at most %d characters", id, name, k.kind, k.nameLength)
 	}
-	cluster, err = gke.ParseClusterID(clusterID)
-	if err != nil || !namespacePat.MatchString(namespace) || !k.namePattern.MatchString(name) {
-		return gke.ClusterID{}, "", "", fail
-	}
-	return cluster, namespace, name, nil
+	return cluster, namespace, name, err
 }

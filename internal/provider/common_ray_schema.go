@@ -121,20 +121,9 @@ var (
 // rayConfigAttributes are the attributes of rayConfigModel.
 func rayConfigAttributes(k rayKind) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"cluster_id": schema.StringAttribute{
-			Required: true,
-			MarkdownDescription: "Cluster id, `projects/{project}/locations/{location}/clusters/{name}`: the `id` of a `raytpu_cluster`, or " +
-				"the `cluster` of a `raytpu_ray_operator` (any cluster with the Ray Operator add-on).",
-			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			Validators:    []validator.String{clusterIDValidator{}},
-		},
-		"namespace": schema.StringAttribute{
-			Optional: true, Computed: true, Default: stringdefault.StaticString("default"),
-			MarkdownDescription: "Kubernetes namespace; it must exist. Default `default`.",
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			Validators: []validator.String{stringvalidator.RegexMatches(namespacePat,
-				"must be a DNS label: lower-case letters, digits and hyphens, at most 63 characters")},
-		},
+		"cluster_id": clusterIDAttribute("the `id` of a `raytpu_cluster`, or the `cluster` of a `raytpu_ray_operator` (any cluster " +
+			"with the Ray Operator add-on)."),
+		"namespace": namespaceAttribute(),
 		"name": schema.StringAttribute{
 			Required: true,
 			MarkdownDescription: fmt.Sprintf("%s name: a lower-case letter, then letters, digits and hyphens, at most %d characters.",

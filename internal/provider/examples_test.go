@@ -44,6 +44,7 @@ var exampleNeeds = map[string]struct {
 	"list-resources/raytpu_slice":                    {feature: &acctest.ListResources},
 	"actions/raytpu_drain_slice":                     {feature: &acctest.Actions},
 	"actions/raytpu_recreate_slice":                  {feature: &acctest.Actions},
+	"actions/raytpu_submit_ray_job":                  {feature: &acctest.Actions},
 	"actions/raytpu_uncordon_slice":                  {feature: &acctest.Actions},
 }
 

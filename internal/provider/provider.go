@@ -120,6 +120,7 @@ func (p *raytpuProvider) Resources(_ context.Context) []func() resource.Resource
 	return []func() resource.Resource{
 		NewClusterResource,
 		NewRayClusterResource,
+		NewRayHistoryServerResource,
 		NewRayOperatorResource,
 		NewRayServiceResource,
 		NewSliceResource,
@@ -149,6 +150,7 @@ func (p *raytpuProvider) Actions(_ context.Context) []func() action.Action {
 	return []func() action.Action{
 		NewDrainSliceAction,
 		NewRecreateSliceAction,
+		NewSubmitRayJobAction,
 		NewUncordonSliceAction,
 	}
 }

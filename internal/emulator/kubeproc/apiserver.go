@@ -32,8 +32,13 @@ type APIServerConfig struct {
 	Token      string
 	Port       int // preferred port (a restarted cluster keeps its endpoint when it can); 0 = any
 	ExtraArgs  []string
-	// Env is added to the process's environment.
-	Env []string
+	// EgressSocket, when set, is the Unix socket of an HTTP CONNECT proxy through which the
+	// kube-apiserver reaches the cluster's Pods, Services and nodes: its "cluster" egress, as
+	// GKE's control plane reaches them through Konnectivity (kubernetes.io/docs/tasks/
+	// extend-kubernetes/setup-konnectivity: an EgressSelectorConfiguration whose cluster
+	// connection is HTTPConnect over a UDS; over TCP the apiserver insists on TLS client
+	// certificates). Its proxy to Services and Pods goes there.
+	EgressSocket string
 }
 
 // StartAPIServer starts a kube-apiserver serving HTTPS on 127.0.0.1 with the cluster's own CA and
@@ -52,6 +57,16 @@ func StartAPIServer(ctx context.Context, cfg APIServerConfig) (*APIServer, error
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(cfg.PKI.CACertPEM) {
 		return nil, errors.New("emulator: bad cluster CA")
+	}
+	var egress []string
+	if cfg.EgressSocket != "" {
+		file := filepath.Join(cfg.Dir, "egress-selector.yaml")
+		config := "apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n" +
+			"- name: cluster\n  connection:\n    proxyProtocol: HTTPConnect\n    transport:\n      uds:\n        udsName: " + cfg.EgressSocket + "\n"
+		if err := os.WriteFile(file, []byte(config), 0o600); err != nil {
+			return nil, err
+		}
+		egress = []string{"--egress-selector-config-file=" + file}
 	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -99,8 +114,8 @@ func StartAPIServer(ctx context.Context, cfg APIServerConfig) (*APIServer, error
 			// the KubeRay CRDs takes about half the memory and starts as fast (~2.2 s).
 			"--watch-cache=false",
 		}
-		args = append(args, cfg.ExtraArgs...)
-		p, err := cfg.Procs.Start("kube-apiserver", cfg.Bin, args, cfg.Env, filepath.Join(cfg.Dir, "kube-apiserver.log"))
+		args = append(append(args, egress...), cfg.ExtraArgs...)
+		p, err := cfg.Procs.Start("kube-apiserver", cfg.Bin, args, nil, filepath.Join(cfg.Dir, "kube-apiserver.log"))
 		if err != nil {
 			return nil, err
 		}

@@ -3,20 +3,23 @@
 // Pods run no processes, so nothing listens at their addresses; this package answers for them.
 //
 // # How requests reach it
-// One [Proxy] per cluster listens on 127.0.0.1 as an HTTP forward proxy, and the processes that
-// talk to Ray in a GKE cluster are started with HTTP_PROXY set to it:
-//   - KubeRay's ray-operator reaches a RayCluster's dashboard at
-//     http://<head Service>.<namespace>.svc.cluster.local:<dashboard port> and a head's Serve proxy at
-//     http://<Pod IP>:<serve port>/-/healthz, with Go's default HTTP transport (ray-operator v1.5.0,
-//     controllers/ray/utils/util.go FetchHeadServiceURL; utils/dashboardclient;
-//     utils/httpproxy_httpclient.go), which honours HTTP_PROXY;
-//   - the kube-apiserver's proxy to Services and Pods (/api/v1/namespaces/N/services/S:P/proxy/...,
-//     what `kubectl proxy` and client-go's ProxyGet use) dials a Pod address with a transport
-//     built by k8s.io/apimachinery's SetTransportDefaults, whose proxy is
-//     http.ProxyFromEnvironment, so users reach a dashboard through the cluster's API as on GKE.
-//
-// Loopback addresses are never proxied by Go's transport, so the kube-apiserver, etcd and the
-// emulator's webhooks are reached directly, and HTTPS is not proxied at all (no HTTPS_PROXY).
+// One [Proxy] per cluster listens on 127.0.0.1 and on a Unix socket, as an HTTP forward proxy and
+// an HTTP CONNECT proxy:
+//   - KubeRay's ray-operator runs with HTTP_PROXY set to it ([Proxy.Env]). It reaches a
+//     RayCluster's dashboard at http://<head Service>.<namespace>.svc.cluster.local:<dashboard port>
+//     and a head's Serve proxy at http://<Pod IP>:<serve port>/-/healthz, with Go's default HTTP
+//     transport (ray-operator v1.5.0, controllers/ray/utils/util.go FetchHeadServiceURL;
+//     utils/dashboardclient; utils/httpproxy_httpclient.go), which honours HTTP_PROXY. Loopback
+//     addresses (its kube-apiserver) are never proxied, and HTTPS is not (no HTTPS_PROXY).
+//   - the kube-apiserver reaches the cluster's network through it as its "cluster" egress
+//     (kubeproc.APIServerConfig.EgressSocket: HTTPConnect over the Unix socket, as GKE's control
+//     plane reaches nodes and Pods through Konnectivity), so its proxy to Services and Pods
+//     (/api/v1/namespaces/N/services/S:P/proxy/..., what `kubectl proxy` uses) reaches a
+//     dashboard as on GKE. A CONNECT to a loopback address (the emulator's webhooks, which the
+//     kube-apiserver also calls through its cluster egress) is piped to it; one to an address no
+//     running Pod has is refused with 502, as a refused dial; otherwise the tunnel's requests are
+//     answered as proxied ones are. (Through HTTP_PROXY the kube-apiserver would name its own
+//     address, not the Pod's: Go writes the Host header into a proxied request line.)
 //
 // # What it answers
 // A request names a Service by its cluster DNS name, or a Pod by its address. A Service is

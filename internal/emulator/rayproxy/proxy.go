@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -28,25 +30,47 @@ type Config struct {
 
 // Proxy is one cluster's HTTP proxy to its Ray endpoints.
 type Proxy struct {
-	cfg Config
-	ln  net.Listener
-	srv *http.Server
+	cfg       Config
+	ln        net.Listener
+	socketDir string // holds the Unix socket the kube-apiserver's egress connects to
+	srv       *http.Server
+
+	mu      sync.Mutex
+	tunnels map[net.Conn]bool // hijacked CONNECT tunnels, closed with the proxy
+	closed  bool
 }
 
-// Start listens on a free loopback port and serves until Close.
+// Start listens on a free loopback port and on a Unix socket, and serves until Close.
 func Start(cfg Config) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{cfg: cfg, ln: ln}
+	// A short folder of its own: a socket's path is limited to about 100 bytes.
+	dir, err := os.MkdirTemp("", "raytpu-egress-")
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	sock, err := net.Listen("unix", filepath.Join(dir, "s"))
+	if err != nil {
+		ln.Close()
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	p := &Proxy{cfg: cfg, ln: ln, socketDir: dir, tunnels: map[net.Conn]bool{}}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = p.srv.Serve(ln) }()
+	go func() { _ = p.srv.Serve(sock) }()
 	return p, nil
 }
 
 // URL is the proxy's address, as HTTP_PROXY takes it.
 func (p *Proxy) URL() string { return "http://" + p.ln.Addr().String() }
+
+// Socket is the path of the proxy's Unix socket, as a kube-apiserver's egress selector takes it
+// (HTTPConnect over UDS, the way Konnectivity's server is reached).
+func (p *Proxy) Socket() string { return filepath.Join(p.socketDir, "s") }
 
 // Env points a process's Go HTTP clients at the proxy for plain HTTP; loopback addresses stay
 // direct (Go's transport never proxies them; NO_PROXY says so to other clients too).
@@ -54,23 +78,41 @@ func (p *Proxy) Env() []string {
 	return []string{"HTTP_PROXY=" + p.URL(), "NO_PROXY=127.0.0.1,localhost"}
 }
 
-// Close stops the proxy and the requests it is answering.
-func (p *Proxy) Close() { _ = p.srv.Close() }
-
-// ServeHTTP answers a proxied request, whose URL names the host it is for.
-func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodConnect || r.URL.Host == "" {
-		http.Error(w, "this proxy carries plain HTTP requests to a cluster's Ray endpoints", http.StatusMethodNotAllowed)
-		return
+// Close stops the proxy, its tunnels and the requests it is answering.
+func (p *Proxy) Close() {
+	p.mu.Lock()
+	p.closed = true
+	for c := range p.tunnels {
+		_ = c.Close()
 	}
+	p.mu.Unlock()
+	_ = p.srv.Close()
+	_ = os.RemoveAll(p.socketDir)
+}
+
+// ServeHTTP answers a request for a Ray endpoint: a proxied request, whose URL names the host it
+// is for, or a CONNECT, whose tunnel then carries requests for the host it names.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodConnect:
+		p.tunnel(w, r)
+	case r.URL.Host == "":
+		http.Error(w, "this proxy carries requests to a cluster's Ray endpoints: absolute URLs or CONNECT", http.StatusMethodNotAllowed)
+	default:
+		p.serve(w, r, r.URL.Host)
+	}
+}
+
+// serve answers r as the endpoint at hostport would.
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, hostport string) {
 	kube := p.cfg.Kube()
 	if kube == nil {
-		badGateway(w, r, "the cluster's Kubernetes API is not running")
+		badGateway(w, hostport, "the cluster's Kubernetes API is not running")
 		return
 	}
-	t, err := resolve(r.Context(), kube, r.URL.Host)
+	t, err := resolve(r.Context(), kube, hostport)
 	if err != nil {
-		badGateway(w, r, err.Error())
+		badGateway(w, hostport, err.Error())
 		return
 	}
 	dash := p.cfg.Dashboards.For(t.cluster, func() raydashboard.Config { return p.clusterConfig(kube, t) })
@@ -78,9 +120,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case t.head && t.port == containerPort(t.pod, dashboardPortName, defaultDashboardPort):
 		dash.ServeHTTP(w, r)
 	case t.port == containerPort(t.pod, servePortName, defaultServePort):
-		serveProxy(w, r, dash)
+		serveProxy(w, r, hostport, dash)
 	default:
-		badGateway(w, r, fmt.Sprintf("nothing listens on port %d of Pod %s/%s", t.port, t.pod.Namespace, t.pod.Name))
+		badGateway(w, hostport, fmt.Sprintf("nothing listens on port %d of Pod %s/%s", t.port, t.pod.Namespace, t.pod.Name))
 	}
 }
 
@@ -102,9 +144,9 @@ func (p *Proxy) clusterConfig(kube kubernetes.Interface, t target) raydashboard.
 }
 
 // serveProxy answers for a node's Serve proxy.
-func serveProxy(w http.ResponseWriter, r *http.Request, dash *raydashboard.Dashboard) {
+func serveProxy(w http.ResponseWriter, r *http.Request, hostport string, dash *raydashboard.Dashboard) {
 	if len(dash.Routes()) == 0 {
-		badGateway(w, r, "Serve is not running on this Ray cluster")
+		badGateway(w, hostport, "Serve is not running on this Ray cluster")
 		return
 	}
 	if r.URL.Path == "/-/healthz" {
@@ -115,8 +157,8 @@ func serveProxy(w http.ResponseWriter, r *http.Request, dash *raydashboard.Dashb
 	http.NotFound(w, r)
 }
 
-func badGateway(w http.ResponseWriter, r *http.Request, why string) {
-	http.Error(w, "cannot reach "+r.URL.Host+": "+why, http.StatusBadGateway)
+func badGateway(w http.ResponseWriter, hostport, why string) {
+	http.Error(w, "cannot reach "+hostport+": "+why, http.StatusBadGateway)
 }
 
 // Dashboards are a cluster's Ray dashboards, one per RayCluster UID, kept across restarts of its

@@ -1,9 +1,13 @@
 package rayproxy
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -180,5 +184,56 @@ func TestProxyRefusesWhatItCannotCarry(t *testing.T) {
 	}
 	if _, err := client.Get("https://a-head-svc.ml.svc.cluster.local:8443/"); err == nil {
 		t.Fatal("a CONNECT tunnel was opened")
+	}
+}
+
+// Through a CONNECT tunnel, as the kube-apiserver's egress reaches the cluster: requests to a Pod
+// address are answered by its RayCluster's dashboard, on the TCP port and the Unix socket alike;
+// a CONNECT to an address no Pod has is refused; a loopback target is piped to.
+func TestProxyTunnels(t *testing.T) {
+	kube := fake.NewClientset(rayPod("a-head", "a", "uid-a", "head", "10.4.0.2", 0), headService("a"))
+	p, _ := startProxy(t, kube, raydashboard.Config{})
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "loopback "+r.URL.Path) }))
+	defer echo.Close()
+	for _, dial := range []func() (net.Conn, error){
+		func() (net.Conn, error) { return net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://")) },
+		func() (net.Conn, error) { return net.Dial("unix", p.Socket()) },
+	} {
+		for target, want := range map[string]string{
+			"10.4.0.2:8265":                         `"applications":{}`,
+			strings.TrimPrefix(echo.URL, "http://"): "loopback /api/serve/applications/",
+			"10.9.9.9:8265":                         "refused",
+		} {
+			conn, err := dial()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", target)
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusOK {
+				if want != "refused" {
+					t.Errorf("CONNECT %s: %s", target, resp.Status)
+				}
+				conn.Close()
+				continue
+			}
+			if want == "refused" {
+				t.Errorf("CONNECT %s was accepted; no Pod has that address", target)
+			}
+			fmt.Fprint(conn, "GET /api/serve/applications/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+			resp, err = http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			if !strings.Contains(string(body), want) {
+				t.Errorf("GET through the tunnel to %s: %s %q, want %q", target, resp.Status, body, want)
+			}
+			conn.Close()
+		}
 	}
 }
