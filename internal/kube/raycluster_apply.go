@@ -44,31 +44,48 @@ func (c *Client) DryRunApplyRayCluster(ctx context.Context, rc *rayv1.RayCluster
 }
 
 func (c *Client) applyRayCluster(ctx context.Context, rc *rayv1.RayCluster, dryRun []string) (*rayv1.RayCluster, error) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(rc)
+	got, err := c.applyKubeRay(ctx, rayClusterGVR, rc, rc.Namespace, rc.Name, dryRun, []string{"spec", "headGroupSpec", "headService"})
 	if err != nil {
-		return nil, fmt.Errorf("kube: rendering RayCluster %s/%s: %w", rc.Namespace, rc.Name, err)
+		if errors.Is(err, errRendering) {
+			return nil, fmt.Errorf("kube: rendering RayCluster %s/%s: %w", rc.Namespace, rc.Name, err)
+		}
+		return nil, c.rayClusterError("applying", rc.Namespace, rc.Name, err)
+	}
+	return fromUnstructured(got)
+}
+
+var errRendering = errors.New("not a Kubernetes object")
+
+// applyKubeRay applies obj, a KubeRay object holding Service templates at the paths services, by
+// server-side apply as FieldManager, taking over fields another manager changed (the configuration
+// is the source of truth). A rendering failure wraps errRendering.
+func (c *Client) applyKubeRay(ctx context.Context, gvr schema.GroupVersionResource, obj any, namespace, name string,
+	dryRun []string, services ...[]string) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errRendering, err)
 	}
 	// Status is a subresource, and a null creationTimestamp would claim the field.
 	delete(m, "status")
 	if meta, ok := m["metadata"].(map[string]any); ok {
 		delete(meta, "creationTimestamp")
 	}
-	// So would the empty metadata of a head Service template, which the CRD refuses as null.
-	if svc, ok, _ := unstructured.NestedMap(m, "spec", "headGroupSpec", "headService"); ok {
+	// So would the empty metadata of a Service template, which the CRD refuses as null.
+	for _, at := range services {
+		svc, ok, _ := unstructured.NestedMap(m, at...)
+		if !ok {
+			continue
+		}
 		if meta, _ := svc["metadata"].(map[string]any); meta != nil {
 			delete(meta, "creationTimestamp")
 			if len(meta) == 0 {
 				delete(svc, "metadata")
 			}
 		}
-		_ = unstructured.SetNestedMap(m, svc, "spec", "headGroupSpec", "headService")
+		_ = unstructured.SetNestedMap(m, svc, at...)
 	}
-	got, err := c.dynamic.Resource(rayClusterGVR).Namespace(rc.Namespace).Apply(ctx, rc.Name, &unstructured.Unstructured{Object: m},
+	return c.dynamic.Resource(gvr).Namespace(namespace).Apply(ctx, name, &unstructured.Unstructured{Object: m},
 		metav1.ApplyOptions{FieldManager: FieldManager, Force: true, DryRun: dryRun})
-	if err != nil {
-		return nil, c.rayClusterError("applying", rc.Namespace, rc.Name, err)
-	}
-	return fromUnstructured(got)
 }
 
 // GetRayCluster reads a RayCluster; a missing one gives an error wrapping ErrRayClusterNotFound.
@@ -94,19 +111,26 @@ func (c *Client) DeleteRayCluster(ctx context.Context, namespace, name string) e
 }
 
 func (c *Client) rayClusterError(action, namespace, name string, err error) error {
+	return c.kubeRayError(RayClusterKind, RayClusterResource, ErrRayClusterNotFound, action, namespace, name, err)
+}
+
+// kubeRayError explains err, of an action on the KubeRay object namespace/name of kind (served as
+// resource): notFound when the object does not exist, ErrKubeRayNotServed when the API server
+// serves no such objects at all.
+func (c *Client) kubeRayError(kind, resource string, notFound error, action, namespace, name string, err error) error {
 	if apierrors.IsNotFound(err) {
 		var status apierrors.APIStatus
-		if errors.As(err, &status) && status.Status().Details != nil && status.Status().Details.Kind == RayClusterResource {
-			return fmt.Errorf("kube: %s RayCluster %s/%s: %w", action, namespace, name, ErrRayClusterNotFound)
+		if errors.As(err, &status) && status.Status().Details != nil && status.Status().Details.Kind == resource {
+			return fmt.Errorf("kube: %s %s %s/%s: %w", action, kind, namespace, name, notFound)
 		}
 		if errors.As(err, &status) && status.Status().Details != nil && status.Status().Details.Kind == "namespaces" {
-			return fmt.Errorf("kube: %s RayCluster %s/%s: namespace %q does not exist", action, namespace, name, namespace)
+			return fmt.Errorf("kube: %s %s %s/%s: namespace %q does not exist", action, kind, namespace, name, namespace)
 		}
-		// A 404 without the resource's kind: the API server serves no rayclusters at all.
-		return fmt.Errorf("kube: %s RayCluster %s/%s: %w (the KubeRay CRDs are not installed: is the Ray Operator add-on enabled?)",
-			action, namespace, name, ErrKubeRayNotServed)
+		// A 404 without the resource's kind: the API server serves no such objects at all.
+		return fmt.Errorf("kube: %s %s %s/%s: %w (the KubeRay CRDs are not installed: is the Ray Operator add-on enabled?)",
+			action, kind, namespace, name, ErrKubeRayNotServed)
 	}
-	return fmt.Errorf("kube: %s RayCluster %s/%s: %w", action, namespace, name, c.explain(err))
+	return fmt.Errorf("kube: %s %s %s/%s: %w", action, kind, namespace, name, c.explain(err))
 }
 
 func fromUnstructured(u *unstructured.Unstructured) (*rayv1.RayCluster, error) {

@@ -67,25 +67,35 @@ type RayWorkerGroup struct {
 
 // RayClusterObject renders s with KubeRay's Go types.
 func RayClusterObject(s RayClusterSpec) (*rayv1.RayCluster, error) {
-	head, err := HeadGroupSpec(s.Head, s.Image)
+	spec, err := RayClusterConfig(s)
 	if err != nil {
-		return nil, fmt.Errorf("head: %w", err)
+		return nil, err
 	}
-	rc := &rayv1.RayCluster{
+	return &rayv1.RayCluster{
 		TypeMeta:   metav1.TypeMeta{APIVersion: rayv1.GroupVersion.String(), Kind: RayClusterKind},
 		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, Annotations: s.Annotations},
-		Spec:       rayv1.RayClusterSpec{RayVersion: s.RayVersion, HeadGroupSpec: head},
+		Spec:       spec,
+	}, nil
+}
+
+// RayClusterConfig renders the spec of s: a RayCluster's spec, and a RayService's
+// rayClusterConfig, from which KubeRay makes the RayService's RayClusters.
+func RayClusterConfig(s RayClusterSpec) (rayv1.RayClusterSpec, error) {
+	head, err := HeadGroupSpec(s.Head, s.Image)
+	if err != nil {
+		return rayv1.RayClusterSpec{}, fmt.Errorf("head: %w", err)
 	}
-	stamp(&rc.Spec.HeadGroupSpec.Template, s.RayVersion, head.RayStartParams)
+	spec := rayv1.RayClusterSpec{RayVersion: s.RayVersion, HeadGroupSpec: head}
+	stamp(&spec.HeadGroupSpec.Template, s.RayVersion, head.RayStartParams)
 	for _, g := range s.Groups {
-		spec, err := WorkerGroupSpec(g, s.Image)
+		group, err := WorkerGroupSpec(g, s.Image)
 		if err != nil {
-			return nil, fmt.Errorf("worker group %s: %w", g.Name, err)
+			return rayv1.RayClusterSpec{}, fmt.Errorf("worker group %s: %w", g.Name, err)
 		}
-		stamp(&spec.Template, s.RayVersion, spec.NumOfHosts, spec.RayStartParams)
-		rc.Spec.WorkerGroupSpecs = append(rc.Spec.WorkerGroupSpecs, spec)
+		stamp(&group.Template, s.RayVersion, group.NumOfHosts, group.RayStartParams)
+		spec.WorkerGroupSpecs = append(spec.WorkerGroupSpecs, group)
 	}
-	return rc, nil
+	return spec, nil
 }
 
 // HeadGroupSpec renders the head group; image is the RayCluster's, unless h.Pod names another.

@@ -2,160 +2,62 @@ package kube
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
 // RayClusterWatch follows one RayCluster, its Pods and the TPU nodes they may run on through
-// client-go informers: each lists once and then watches, and the API server keeps a watch open
-// for minutes (the reflector asks for 5 to 10) before it is resumed from where it ended. A wait on
-// it therefore costs a handful of requests however long it lasts, and sees a Pod start the moment
-// it does, where listing the Pods and every Node each poll cost two requests a poll.
+// informers (watch_set.go): a wait on it costs a handful of requests however long it lasts, and
+// sees a Pod start the moment it does, where listing the Pods and every Node each poll cost two
+// requests a poll.
 //
 // Waits on one watch may follow each other (an apply waits for its Pods, then for KubeRay's
 // state); Close ends it.
 type RayClusterWatch struct {
-	c               *Client
+	*watchSet
 	namespace, name string
 	cluster         cache.SharedIndexInformer
 	pods            cache.SharedIndexInformer
 	nodes           cache.SharedIndexInformer
-	changed         chan struct{}
-	cancel          context.CancelFunc
 
-	mu      sync.Mutex
-	lastErr error // the last failed list or watch, nil once one succeeds
-	fatal   error // a failure retrying cannot mend: a refused certificate or token, 403
-
-	// headNodes are the CPU nodes the head ran on, read once each (the informer has TPU nodes).
+	// headNodes are the CPU nodes the head ran on, read once each (the informer has TPU nodes);
+	// under the set's mu.
 	headNodes map[string]*corev1.Node
 }
 
 // WatchRayCluster starts following the RayCluster namespace/name (which need not exist yet), its
 // Pods and the cluster's TPU nodes, until Close or the end of ctx.
 func (c *Client) WatchRayCluster(ctx context.Context, namespace, name string) *RayClusterWatch {
-	ctx, cancel := context.WithCancel(ctx)
-	w := &RayClusterWatch{c: c, namespace: namespace, name: name, changed: make(chan struct{}, 1), cancel: cancel}
-	byName := fields.OneTermEqualSelector("metadata.name", name).String()
-	ofCluster := rayClusterLabel + "=" + name
-	w.cluster = w.informer(ctx, &unstructured.Unstructured{}, "the RayCluster",
-		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = byName
-			return c.dynamic.Resource(rayClusterGVR).Namespace(namespace).List(ctx, o)
-		},
-		func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = byName
-			return c.dynamicWatch.Resource(rayClusterGVR).Namespace(namespace).Watch(ctx, o)
-		})
-	w.pods = w.informer(ctx, &corev1.Pod{}, "its Pods",
-		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = ofCluster
-			return c.core.Pods(namespace).List(ctx, o)
-		},
-		func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = ofCluster
-			return c.coreWatch.Pods(namespace).Watch(ctx, o)
-		})
+	return followRayCluster(newWatchSet(ctx, c, fmt.Sprintf("RayCluster %s/%s", namespace, name)), namespace, name)
+}
+
+// followRayCluster adds the informers of the RayCluster namespace/name to set.
+func followRayCluster(set *watchSet, namespace, name string) *RayClusterWatch {
+	c := set.c
+	w := &RayClusterWatch{watchSet: set, namespace: namespace, name: name}
+	ofCluster := func(o *metav1.ListOptions) { o.LabelSelector = rayClusterLabel + "=" + name }
 	// Only TPU nodes: workers run on nothing else, and a cluster's CPU nodes may be many.
-	w.nodes = w.informer(ctx, &corev1.Node{}, "the TPU nodes",
-		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = tpu.LabelAccelerator
-			return c.core.Nodes().List(ctx, o)
-		},
-		func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = tpu.LabelAccelerator
-			return c.coreWatch.Nodes().Watch(ctx, o)
-		})
+	tpuNodes := func(o *metav1.ListOptions) { o.LabelSelector = tpu.LabelAccelerator }
+	list, watchFunc := listWatch(byName(name), c.dynamic.Resource(rayClusterGVR).Namespace(namespace).List,
+		c.dynamicWatch.Resource(rayClusterGVR).Namespace(namespace).Watch)
+	w.cluster = set.informer(&unstructured.Unstructured{}, "the RayCluster", list, watchFunc)
+	list, watchFunc = listWatch(ofCluster, c.core.Pods(namespace).List, c.coreWatch.Pods(namespace).Watch)
+	w.pods = set.informer(&corev1.Pod{}, "its Pods", list, watchFunc)
+	list, watchFunc = listWatch(tpuNodes, c.core.Nodes().List, c.coreWatch.Nodes().Watch)
+	w.nodes = set.informer(&corev1.Node{}, "the TPU nodes", list, watchFunc)
 	return w
 }
 
-// informer starts one informer whose every event, and every failure, wakes the waits.
-func (w *RayClusterWatch) informer(ctx context.Context, obj runtime.Object, what string,
-	list cache.ListWithContextFunc, watchFunc cache.WatchFuncWithContext) cache.SharedIndexInformer {
-	inf := cache.NewSharedIndexInformer(&cache.ListWatch{ListWithContextFunc: list, WatchFuncWithContext: watchFunc}, obj, 0, cache.Indexers{})
-	_ = inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
-		w.failed(what, err)
-	})
-	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { w.wake() },
-		UpdateFunc: func(any, any) { w.wake() },
-		DeleteFunc: func(any) { w.wake() },
-	})
-	go inf.RunWithContext(ctx)
-	return inf
-}
-
-func (w *RayClusterWatch) wake() {
-	w.mu.Lock()
-	w.lastErr = nil
-	w.mu.Unlock()
-	select {
-	case w.changed <- struct{}{}:
-	default:
-	}
-}
-
-// failed records a failed list or watch. The informer retries with a backoff; a failure that
-// retrying cannot mend ends the waits.
-func (w *RayClusterWatch) failed(what string, err error) {
-	if errors.Is(err, context.Canceled) {
-		return
-	}
-	err = fmt.Errorf("kube: following %s of RayCluster %s/%s: %w", what, w.namespace, w.name, w.c.explain(err))
-	w.mu.Lock()
-	w.lastErr = err
-	if !retryable(err) && !isExpired(err) {
-		w.fatal = err
-	}
-	w.mu.Unlock()
-	select {
-	case w.changed <- struct{}{}:
-	default:
-	}
-}
-
-// Close stops the informers.
-func (w *RayClusterWatch) Close() { w.cancel() }
-
-func (w *RayClusterWatch) synced() bool {
-	return w.cluster.HasSynced() && w.pods.HasSynced() && w.nodes.HasSynced()
-}
-
-// until returns nil once the informers have synced and done is true, checking on every change;
-// a fatal failure is returned at once. When ctx ends the error is describe(how long it waited),
-// with the last failure if there was one, wrapping ctx's error.
-func (w *RayClusterWatch) until(ctx context.Context, done func() bool, describe func(waited time.Duration) string) error {
-	start := time.Now()
-	for {
-		w.mu.Lock()
-		fatal, lastErr := w.fatal, w.lastErr
-		w.mu.Unlock()
-		if fatal != nil {
-			return fatal
-		}
-		if w.synced() && done() {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return waitError(ctx.Err(), describe(roundWait(time.Since(start))), lastErr)
-		case <-w.changed:
-		}
-	}
-}
+// Name is the RayCluster's name.
+func (w *RayClusterWatch) Name() string { return w.name }
 
 // Pods are the RayCluster's Pods as last seen, in the order RayClusterPods gives.
 func (w *RayClusterWatch) Pods() []RayPod {
@@ -200,14 +102,7 @@ func (w *RayClusterWatch) headNode(name string) *corev1.Node {
 
 // RayCluster is the RayCluster as last seen; nil while it does not exist.
 func (w *RayClusterWatch) RayCluster() *rayv1.RayCluster {
-	for _, o := range w.cluster.GetStore().List() {
-		if u, ok := o.(*unstructured.Unstructured); ok {
-			if rc, err := fromUnstructured(u); err == nil {
-				return rc
-			}
-		}
-	}
-	return nil
+	return stored(w.cluster, fromUnstructured)
 }
 
 // WaitForPods waits until done accepts the RayCluster's Pods or ctx ends, and returns the last

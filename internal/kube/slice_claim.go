@@ -22,12 +22,26 @@ const (
 // claimLabels are the claim's keys, in the order messages name them.
 var claimLabels = []string{ClaimNamespaceLabel, ClaimClusterLabel, ClaimGroupLabel}
 
-// SliceClaim says which worker group of which RayCluster a slice is for.
+// SliceClaim says which worker group of which RayCluster, or RayService, a slice is for.
 type SliceClaim struct {
+	// Cluster is the RayCluster's name, or RayServiceClaimer of a RayService's name.
 	Namespace, Cluster, Group string
 }
 
+// rayServicePrefix marks the claims of a RayService's groups. KubeRay names a RayService's
+// RayClusters <service>-<5 random characters>, new ones at each upgrade (ray-operator v1.5.0
+// controllers/ray/utils/util.go, GenerateRayClusterName), so its claims name the RayService; the
+// dot, which no RayCluster name holds (a DNS-1035 label), keeps them apart from the claims of a
+// RayCluster of the same name.
+const rayServicePrefix = "rayservice."
+
+// RayServiceClaimer is the Cluster of the claims of RayService name's worker groups.
+func RayServiceClaimer(name string) string { return rayServicePrefix + name }
+
 func (c SliceClaim) String() string {
+	if name, ok := strings.CutPrefix(c.Cluster, rayServicePrefix); ok {
+		return fmt.Sprintf("worker group %q of RayService %s/%s", c.Group, c.Namespace, name)
+	}
 	return fmt.Sprintf("worker group %q of RayCluster %s/%s", c.Group, c.Namespace, c.Cluster)
 }
 

@@ -85,3 +85,29 @@ func kubeRayStatus(ctx context.Context, client *gke.Client, cluster *containerpb
 	}
 	return k.KubeRayStatus(ctx)
 }
+
+// kubeFor returns a client for the cluster's API server, with KubeRay serving (for
+// raytpu_ray_cluster and raytpu_ray_service). gone is true when
+// the cluster does not exist. With wait it waits a while for KubeRay's CRDs (GKE reports the
+// add-on enabled before they serve); otherwise it does not check them.
+func (b *resourceBase) kubeFor(ctx context.Context, client *gke.Client, clusterID string, wait bool, action string, diags *diag.Diagnostics) (k *kube.Client, gone bool) {
+	k, cluster, gone := clusterKube(ctx, client, clusterID, action, diags)
+	if k == nil || !wait {
+		return k, gone
+	}
+	if !cluster.GetAddonsConfig().GetRayOperatorConfig().GetEnabled() {
+		k.Close()
+		diags.AddAttributeError(pathClusterID, "KubeRay Not Ready", fmt.Sprintf("%s: cluster %s does not have the Ray Operator add-on, so "+
+			"its API server serves no RayClusters. Create the cluster with raytpu_cluster, or enable the add-on with raytpu_ray_operator.", action, clusterID))
+		return nil, false
+	}
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if _, err := k.WaitForKubeRay(wctx, kubePollInterval); err != nil {
+		k.Close()
+		diags.AddAttributeError(pathClusterID, "KubeRay Not Ready", fmt.Sprintf("%s: %s. The Ray Operator add-on of %s installs the "+
+			"KubeRay CRDs shortly after it is enabled; apply again once raytpu_cluster or raytpu_ray_operator reports kuberay.ready.", action, err, clusterID))
+		return nil, false
+	}
+	return k, false
+}

@@ -122,6 +122,7 @@ func (p *raytpuProvider) Resources(_ context.Context) []func() resource.Resource
 		NewRayClusterResource,
 		NewRayHistoryServerResource,
 		NewRayOperatorResource,
+		NewRayServiceResource,
 		NewSliceResource,
 	}
 }

@@ -2,9 +2,6 @@ package provider
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -29,36 +26,12 @@ import (
 // It returns false when it failed before the RayCluster was applied.
 func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterModel, verb string, diags *diag.Diagnostics) bool {
 	action := verb + " raytpu_ray_cluster (" + m.ID.ValueString() + ")"
-	client := r.client(ctx, action, diags)
-	if client == nil {
-		return false
-	}
-	k, gone := r.kubeFor(ctx, client, m.ClusterID.ValueString(), true, action, diags)
-	if gone {
-		diags.AddError("Cluster Not Found", fmt.Sprintf("%s: cluster %s does not exist.", action, m.ClusterID.ValueString()))
-	}
-	if k == nil {
+	client, k, spec, groups, ok := r.prepareRayApply(ctx, m.rayConfigModel, m.Name.ValueString(), action, diags)
+	if !ok {
 		return false
 	}
 	defer k.Close()
-	spec, groups := resolveRayCluster(ctx, client, *m, diags)
-	if diags.HasError() {
-		return false
-	}
 	m.GroupSettings = groupSettings(groups, spec.Name, spec.RayVersion)
-	checkServiceAccounts(ctx, k, spec, action, diags)
-	if diags.HasError() {
-		return false
-	}
-	for _, g := range groups {
-		if g.Claim == nil {
-			continue
-		}
-		if err := claimSlices(ctx, client, *g.Claim, g.slices); err != nil {
-			diags.AddError("Error Claiming Slices", fmt.Sprintf("%s: %s", action, err))
-			return false
-		}
-	}
 	w := k.WatchRayCluster(ctx, spec.Namespace, spec.Name)
 	defer w.Close()
 	var leaving []kube.RayPod
@@ -94,7 +67,7 @@ func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterMode
 	if prior != nil {
 		// No Pod of the RayCluster runs on the slices no group has any more: they go back before any
 		// replica is made again, which could otherwise take one of them.
-		if err := releaseSlices(ctx, client, m.Namespace.ValueString(), m.Name.ValueString(), leftSlices(ctx, *prior, *m)); err != nil {
+		if err := releaseSlices(ctx, client, m.Namespace.ValueString(), m.Name.ValueString(), leftSlices(ctx, prior.rayConfigModel, m.rayConfigModel)); err != nil {
 			diags.AddError("Error Releasing Slices", fmt.Sprintf("%s: %s. Until their raytpu.dev/ray-* labels go, the RayCluster's "+
 				"replicas could run on them.", action, err))
 			return true
@@ -102,7 +75,7 @@ func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterMode
 	}
 	var restart restartPlan
 	if prior != nil {
-		restart = plannedRestarts(ctx, *prior, *m)
+		restart = plannedRestarts(ctx, prior.rayConfigModel, m.rayConfigModel)
 	}
 	if err := restartStale(ctx, k, w, applied, restart); err != nil {
 		diags.AddError("Error Restarting Ray Pods", fmt.Sprintf("%s: %s", action, err))
@@ -135,37 +108,11 @@ func (r *rayClusterResource) applySpec(ctx context.Context, k *kube.Client, spec
 	return applied, true
 }
 
-// observe fills the outputs from the RayCluster's Pods. With a watch w it first waits on it until
-// the head and every worker run from the RayCluster's current templates, and then requires every
-// replica on distinct hosts of one slice; without, it reads the Pods once.
+// observe fills the outputs from the RayCluster's Pods (observeRayPods) and KubeRay's state: once
+// the Pods run on whole slices, it waits a moment for KubeRay to report the RayCluster ready, which
+// keeps the next refresh from finding a status the apply did not report.
 func (r *rayClusterResource) observe(ctx context.Context, k *kube.Client, w *kube.RayClusterWatch, m *rayClusterModel, rc *rayv1.RayCluster, action string, diags *diag.Diagnostics) {
-	want := expectationsOf(rc)
-	templates := kube.TemplatesOf(rc)
-	var (
-		pods []kube.RayPod
-		err  error
-	)
-	if w != nil {
-		pods, err = w.WaitForPods(ctx, func(p []kube.RayPod) bool { return settled(p, templates, want) })
-		if err != nil {
-			diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: %s. %sWorkers stay Pending while no slice of their shape is free: "+
-				"check the slices' hosts, and for auto-provisioned groups the cluster's node auto-provisioning limits. Terraform taints "+
-				"the resource; the next apply replaces it.", action, err, waitingGroups(pods, want)))
-		}
-	} else {
-		pods, err = k.RayClusterPods(ctx, rc.Namespace, rc.Name)
-		if err != nil {
-			diags.AddWarning("RayCluster Pods Unknown", fmt.Sprintf("%s: %s", action, err))
-		}
-	}
-	problems := placementProblems(pods, want)
-	if w != nil && err == nil && len(problems) > 0 {
-		diags.AddError("Ray Workers Not On Whole Slices", fmt.Sprintf("%s: %v. Each replica must run on distinct hosts of one slice, "+
-			"whose ICI links them.", action, problems))
-	}
-	if w != nil && err == nil && len(problems) == 0 {
-		// KubeRay reports the cluster ready a moment after its Pods run; waiting for that keeps
-		// the next refresh from finding a status the apply did not report.
+	if observeRayPods(ctx, k, w, rc, &m.rayOutputsModel, action, diags) && w != nil {
 		sctx, cancel := context.WithTimeout(ctx, rayStateWait)
 		if latest, err := w.WaitForState(sctx, rayv1.Ready); latest != nil && err == nil {
 			rc = latest
@@ -177,15 +124,6 @@ func (r *rayClusterResource) observe(ctx context.Context, k *kube.Client, w *kub
 	// State (ready, suspended) is deprecated for Conditions but still set by KubeRay v1.5, and it is
 	// the one word users know.
 	m.Status = types.StringValue(string(rc.Status.State)) //nolint:staticcheck // see above
-	m.Healthy = types.BoolValue(settled(pods, templates, want) && len(problems) == 0 && everyWorkerRunning(pods))
-	m.Placement = flattenPlacement(pods)
-}
-
-// settled reports whether the head and every expected worker run, all made from the present
-// templates, with no Pod of an older one or of a group the RayCluster no longer has left.
-func settled(pods []kube.RayPod, t kube.Templates, want map[string]groupExpectation) bool {
-	now := current(pods, t)
-	return len(now) == len(pods) && allRunning(now, want)
 }
 
 // checkServiceAccounts requires the ServiceAccounts the head and the groups name to exist: KubeRay
@@ -208,22 +146,6 @@ func checkServiceAccounts(ctx context.Context, k *kube.Client, spec kube.RayClus
 	for i, g := range spec.Groups {
 		check(path.Root("worker_groups").AtListIndex(i).AtName("service_account_name"), g.Pod.ServiceAccountName)
 	}
-}
-
-func everyWorkerRunning(pods []kube.RayPod) bool {
-	for _, p := range pods {
-		if !p.Running {
-			return false
-		}
-	}
-	return true
-}
-
-// specHash identifies a RayCluster's spec as the API server stores it.
-func specHash(rc *rayv1.RayCluster) string {
-	data, _ := json.Marshal(rc.Spec)
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 // rayStateWait bounds the wait for KubeRay to report a running RayCluster ready.

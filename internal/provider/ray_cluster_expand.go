@@ -21,8 +21,9 @@ type resolvedGroup struct {
 	slices []groupSlice
 }
 
-// resolveRayCluster turns the model into the RayCluster to apply, reading the slices from GKE.
-func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterModel, diags *diag.Diagnostics) (kube.RayClusterSpec, []resolvedGroup) {
+// resolveRayConfig turns the configuration into the RayCluster to apply, reading the slices from
+// GKE; the claims of its groups name claimer (rayKind.claimer).
+func resolveRayConfig(ctx context.Context, client *gke.Client, m rayConfigModel, claimer string, diags *diag.Diagnostics) (kube.RayClusterSpec, []resolvedGroup) {
 	cfg, d := rayConfigOf(ctx, m)
 	diags.Append(d...)
 	if diags.HasError() {
@@ -48,7 +49,7 @@ func resolveRayCluster(ctx context.Context, client *gke.Client, m rayClusterMode
 			if s == nil {
 				continue
 			}
-			claim := kube.SliceClaim{Namespace: m.Namespace.ValueString(), Cluster: m.Name.ValueString(), Group: g.Name}
+			claim := kube.SliceClaim{Namespace: m.Namespace.ValueString(), Cluster: claimer, Group: g.Name}
 			checkClaims(claim, slices, p, diags)
 			rg.slice, rg.slices, rg.Replicas, rg.Claim = s, slices, len(slices), &claim
 			warnRayShape(s, names, p, diags)
@@ -132,7 +133,7 @@ type rayGroupConfig struct {
 	rayPodConfig
 }
 
-func rayConfigOf(ctx context.Context, m rayClusterModel) (rayConfig, diag.Diagnostics) {
+func rayConfigOf(ctx context.Context, m rayConfigModel) (rayConfig, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	cfg := rayConfig{RayVersion: m.RayVersion.ValueString(), PythonVersion: m.PythonVersion.ValueString(), Image: m.Image.ValueString()}
 	if m.Head.IsNull() {
@@ -166,7 +167,7 @@ func rayConfigOf(ctx context.Context, m rayClusterModel) (rayConfig, diag.Diagno
 }
 
 // applyRayConfig writes the configuration kept in the annotation into m (for an import).
-func applyRayConfig(ctx context.Context, cfg rayConfig, m *rayClusterModel) diag.Diagnostics {
+func applyRayConfig(ctx context.Context, cfg rayConfig, m *rayConfigModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.RayVersion, m.PythonVersion, m.Image = types.StringValue(cfg.RayVersion), types.StringValue(cfg.PythonVersion), types.StringValue(cfg.Image)
 	if cfg.HeadOmitted {
@@ -229,15 +230,4 @@ func derefInt(n *int64) int64 {
 		return 0
 	}
 	return *n
-}
-
-// rayClusterID is {cluster_id}/rayClusters/{namespace}/{name}.
-func rayClusterID(cluster, namespace, name string) string {
-	return cluster + "/rayClusters/" + namespace + "/" + name
-}
-
-// parseRayClusterImportID accepts the ids parseNamespacedImportID accepts, with rayClusters as the
-// kind.
-func parseRayClusterImportID(id, defaultProject string) (cluster gke.ClusterID, namespace, name string, err error) {
-	return parseNamespacedImportID(id, "rayClusters", defaultProject)
 }

@@ -38,7 +38,7 @@ func parseRayClusterID(id string) (cluster gke.ClusterID, namespace, name string
 	if strings.Count(id, "/") != 8 || !strings.Contains(id, "/rayClusters/") {
 		return gke.ClusterID{}, "", "", fmt.Errorf("%q is not {cluster_id}/rayClusters/{namespace}/{name}", id)
 	}
-	cluster, namespace, name, err = parseRayClusterImportID(id, "")
+	cluster, namespace, name, err = rayClusterKind.parseImportID(id, "")
 	if err != nil {
 		return gke.ClusterID{}, "", "", fmt.Errorf("%q is not {cluster_id}/rayClusters/{namespace}/{name}, with cluster_id "+
 			"projects/{project}/locations/{location}/clusters/{cluster}", id)

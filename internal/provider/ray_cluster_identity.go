@@ -13,7 +13,7 @@ var _ resource.ResourceWithIdentity = (*rayClusterResourceWithIdentity)(nil)
 var rayClusterIdentity = identityParts{
 	names: []string{"project", "location", "cluster", "namespace", "name"},
 	fromID: func(id string) ([]string, error) {
-		c, namespace, name, err := parseRayClusterImportID(id, "")
+		c, namespace, name, err := rayClusterKind.parseImportID(id, "")
 		return []string{c.Project, c.Location, c.Name, namespace, name}, err
 	},
 }

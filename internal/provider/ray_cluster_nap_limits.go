@@ -144,7 +144,7 @@ func napShortfall(limits map[string]float64, used, need napUse, g *tpu.Generatio
 
 // newNAPDemands are the auto-provisioned groups of groups whose slices node auto-provisioning is
 // yet to create: new groups, and those whose shape or replicas differ from the state's.
-func newNAPDemands(ctx context.Context, groups []rayWorkerGroupModel, state rayClusterModel) []napDemand {
+func newNAPDemands(ctx context.Context, groups []rayWorkerGroupModel, state rayConfigModel) []napDemand {
 	before := map[string]rayWorkerGroupModel{}
 	if !state.WorkerGroups.IsNull() && !state.WorkerGroups.IsUnknown() {
 		var old []rayWorkerGroupModel

@@ -71,7 +71,7 @@ func TestParseRayClusterImportID(t *testing.T) {
 		full + "/rayClusters/ns":    "",
 		"p/us-east5-b/c/ns/Not_OK":  "",
 	} {
-		c, ns, name, err := parseRayClusterImportID(id, "default-project")
+		c, ns, name, err := rayClusterKind.parseImportID(id, "default-project")
 		got := c.String() + " " + ns + " " + name
 		if err != nil {
 			got = ""

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
 )
 
@@ -54,7 +52,7 @@ func (r *rayClusterResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	defer cancel()
-	plan.ID = types.StringValue(rayClusterID(plan.ClusterID.ValueString(), plan.Namespace.ValueString(), plan.Name.ValueString()))
+	plan.ID = types.StringValue(rayClusterKind.id(plan.ClusterID.ValueString(), plan.Namespace.ValueString(), plan.Name.ValueString()))
 	if !r.apply(ctx, &plan, nil, "creating", &resp.Diagnostics) {
 		return
 	}
@@ -70,11 +68,7 @@ func (r *rayClusterResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	action := "reading raytpu_ray_cluster (" + state.ID.ValueString() + ")"
-	client := r.client(ctx, action, &resp.Diagnostics)
-	if client == nil {
-		return
-	}
-	k, gone := r.kubeFor(ctx, client, state.ClusterID.ValueString(), false, action, &resp.Diagnostics)
+	client, k, gone := r.kubeOf(ctx, state.ClusterID.ValueString(), action, &resp.Diagnostics)
 	if gone {
 		resp.State.RemoveResource(ctx)
 		return
@@ -95,19 +89,14 @@ func (r *rayClusterResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	if state.WorkerGroups.IsNull() {
 		// Just imported: the configuration comes from the annotation raytpu writes.
-		var cfg rayConfig
-		if err := json.Unmarshal([]byte(rc.Annotations[rayConfigAnnotation]), &cfg); err != nil {
-			resp.Diagnostics.AddError("RayCluster Not Managed By raytpu", fmt.Sprintf("%s: the RayCluster has no valid %s annotation, so "+
-				"raytpu cannot tell the configuration it was made from. Import only RayClusters that raytpu_ray_cluster created.", action, rayConfigAnnotation))
+		if !importRayConfig(ctx, rc.Annotations, rayClusterKind, &state.rayConfigModel, &state.rayOutputsModel, action, &resp.Diagnostics) {
 			return
 		}
-		resp.Diagnostics.Append(applyRayConfig(ctx, cfg, &state)...)
-		state.Ray = rayNamesObject(state.RayVersion)
 		svc, dash, cl := rayAddresses(state.Namespace.ValueString(), state.Name.ValueString())
 		state.HeadService, state.DashboardAddress, state.ClientAddress = types.StringValue(svc), types.StringValue(dash), types.StringValue(cl)
 	}
 	var resolving diag.Diagnostics
-	spec, groups := resolveRayCluster(ctx, client, state, &resolving)
+	spec, groups := resolveRayConfig(ctx, client, state.rayConfigModel, state.Name.ValueString(), &resolving)
 	if !resolving.HasError() {
 		state.GroupSettings = groupSettings(groups, state.Name.ValueString(), state.RayVersion.ValueString())
 	}
@@ -151,11 +140,7 @@ func (r *rayClusterResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	defer cancel()
 	action := "deleting raytpu_ray_cluster (" + state.ID.ValueString() + ")"
-	client := r.client(ctx, action, &resp.Diagnostics)
-	if client == nil {
-		return
-	}
-	k, gone := r.kubeFor(ctx, client, state.ClusterID.ValueString(), false, action, &resp.Diagnostics)
+	client, k, gone := r.kubeOf(ctx, state.ClusterID.ValueString(), action, &resp.Diagnostics)
 	if gone || k == nil {
 		return
 	}
@@ -166,12 +151,7 @@ func (r *rayClusterResource) Delete(ctx context.Context, req resource.DeleteRequ
 			"check them with kubectl get pods -l ray.io/cluster=%s -n %s.", action, err, state.Name.ValueString(), state.Namespace.ValueString()))
 		return
 	}
-	// Its Pods are gone: the slices are free for another worker group.
-	if err := releaseSlices(ctx, client, state.Namespace.ValueString(), state.Name.ValueString(), modelSlices(ctx, state)); err != nil {
-		resp.Diagnostics.AddWarning("Slices Still Claimed", fmt.Sprintf("%s: the RayCluster is deleted, but %s. Until the labels %s, %s and %s "+
-			"are removed from those node pools, no other worker group can use them.", action, err,
-			kube.ClaimNamespaceLabel, kube.ClaimClusterLabel, kube.ClaimGroupLabel))
-	}
+	releaseClaims(ctx, client, state.rayConfigModel, rayClusterKind, action, &resp.Diagnostics)
 }
 
 // ImportState takes {cluster_id}/rayClusters/{namespace}/{name}, {cluster_id}/{namespace}/{name},
@@ -179,37 +159,12 @@ func (r *rayClusterResource) Delete(ctx context.Context, req resource.DeleteRequ
 // {location}/{cluster}/{namespace}/{name}; Read restores the configuration from the RayCluster's
 // raytpu annotation.
 func (r *rayClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	cluster, namespace, name, err := parseRayClusterImportID(req.ID, r.defaultProject())
+	cluster, namespace, name, err := rayClusterKind.parseImportID(req.ID, r.defaultProject())
 	if err != nil {
 		invalidImportID(resp, err)
 		return
 	}
 	importAttributes(ctx, resp, map[string]any{
-		"id": rayClusterID(cluster.String(), namespace, name), "cluster_id": cluster.String(), "namespace": namespace, "name": name,
+		"id": rayClusterKind.id(cluster.String(), namespace, name), "cluster_id": cluster.String(), "namespace": namespace, "name": name,
 	})
-}
-
-// kubeFor returns a client for the cluster's API server, with KubeRay serving. gone is true when
-// the cluster does not exist. With wait it waits a while for KubeRay's CRDs (GKE reports the
-// add-on enabled before they serve); otherwise it does not check them.
-func (r *rayClusterResource) kubeFor(ctx context.Context, client *gke.Client, clusterID string, wait bool, action string, diags *diag.Diagnostics) (k *kube.Client, gone bool) {
-	k, cluster, gone := clusterKube(ctx, client, clusterID, action, diags)
-	if k == nil || !wait {
-		return k, gone
-	}
-	if !cluster.GetAddonsConfig().GetRayOperatorConfig().GetEnabled() {
-		k.Close()
-		diags.AddAttributeError(pathClusterID, "KubeRay Not Ready", fmt.Sprintf("%s: cluster %s does not have the Ray Operator add-on, so "+
-			"its API server serves no RayClusters. Create the cluster with raytpu_cluster, or enable the add-on with raytpu_ray_operator.", action, clusterID))
-		return nil, false
-	}
-	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	if _, err := k.WaitForKubeRay(wctx, kubePollInterval); err != nil {
-		k.Close()
-		diags.AddAttributeError(pathClusterID, "KubeRay Not Ready", fmt.Sprintf("%s: %s. The Ray Operator add-on of %s installs the "+
-			"KubeRay CRDs shortly after it is enabled; apply again once raytpu_cluster or raytpu_ray_operator reports kuberay.ready.", action, err, clusterID))
-		return nil, false
-	}
-	return k, false
 }

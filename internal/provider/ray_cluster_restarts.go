@@ -28,7 +28,7 @@ type restartPlan struct {
 }
 
 // plannedRestarts compares the configuration of the state with the next one.
-func plannedRestarts(ctx context.Context, prior, next rayClusterModel) restartPlan {
+func plannedRestarts(ctx context.Context, prior, next rayConfigModel) restartPlan {
 	out := restartPlan{groups: map[string]bool{}, stopped: map[string][]string{}, started: map[string][]string{}}
 	before, d := rayConfigOf(ctx, prior)
 	after, d2 := rayConfigOf(ctx, next)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -141,19 +140,8 @@ func restartStale(ctx context.Context, k *kube.Client, w *kube.RayClusterWatch, 
 // spec and groups are what the configuration resolves to now, with the diagnostics of resolving
 // it.
 func inSync(ctx context.Context, k *kube.Client, rc *rayv1.RayCluster, spec kube.RayClusterSpec, groups []resolvedGroup, diags diag.Diagnostics) (bool, string) {
-	if diags.HasError() {
-		var why []string
-		for _, d := range diags.Errors() {
-			why = append(why, d.Detail())
-		}
-		return false, strings.Join(why, " ")
-	}
-	for _, g := range groups {
-		for _, s := range g.slices {
-			if held, _ := kube.ClaimOf(s.labels); g.Claim != nil && held != *g.Claim {
-				return false, fmt.Sprintf("slice %s is not labelled for worker group %q (a slice replaced or its labels changed)", s.id.Name, g.Name)
-			}
-		}
+	if ok, why := resolvedInSync(groups, diags); !ok {
+		return false, why
 	}
 	obj, err := kube.RayClusterObject(spec)
 	if err != nil {
@@ -163,7 +151,7 @@ func inSync(ctx context.Context, k *kube.Client, rc *rayv1.RayCluster, spec kube
 	if err != nil {
 		return false, err.Error()
 	}
-	if specHash(want) != specHash(rc) {
+	if specHash(want.Spec) != specHash(rc.Spec) {
 		return false, "the RayCluster differs from what its configuration and slices ask for (changed outside Terraform, or a slice of another shape)"
 	}
 	switch current, err := k.HeadServiceCurrent(ctx, rc); {

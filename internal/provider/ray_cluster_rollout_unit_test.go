@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/types"
-
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
@@ -92,11 +90,8 @@ func TestSlicesReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	claim := kube.SliceClaim{Namespace: "default", Cluster: "rc", Group: "g"}
-	state := rayClusterModel{
-		Namespace: types.StringValue("default"), Name: types.StringValue("rc"),
-		GroupSettings: groupSettings([]resolvedGroup{{RayWorkerGroup: kube.RayWorkerGroup{Name: "g", NumOfHosts: small.Hosts,
-			ChipsPerHost: small.ChipsPerHost(), Replicas: 1}, slice: small}}, "rc", "2.55.0"),
-	}
+	settings := groupSettings([]resolvedGroup{{RayWorkerGroup: kube.RayWorkerGroup{Name: "g", NumOfHosts: small.Hosts,
+		ChipsPerHost: small.ChipsPerHost(), Replicas: 1}, slice: small}}, "rc", "2.55.0")
 	pool := func(labels map[string]string) []groupSlice {
 		return []groupSlice{{id: gke.NodePoolID{Name: "one"}, labels: labels}}
 	}
@@ -105,16 +100,16 @@ func TestSlicesReplaced(t *testing.T) {
 		group  string
 		shape  *tpu.Slice
 		slices []groupSlice
-		want   bool
+		want   sliceChange
 	}{
-		{"the same pool", "g", small, pool(claim.Labels()), false},
-		{"a group the state lacks", "h", large, pool(nil), false},
-		{"the pool is gone", "g", nil, nil, true},
-		{"another shape", "g", large, pool(claim.Labels()), true},
-		{"a new pool without the claim", "g", small, pool(map[string]string{"other": "label"}), true},
-		{"a pool claimed by another group", "g", small, pool(kube.SliceClaim{Namespace: "default", Cluster: "rc", Group: "x"}.Labels()), true},
+		{"the same pool", "g", small, pool(claim.Labels()), slicesSame},
+		{"a group the state lacks", "h", large, pool(nil), slicesSame},
+		{"the pool is gone", "g", nil, nil, slicesReshaped},
+		{"another shape", "g", large, pool(claim.Labels()), slicesReshaped},
+		{"a new pool without the claim", "g", small, pool(map[string]string{"other": "label"}), slicesUnclaimed},
+		{"a pool claimed by another group", "g", small, pool(kube.SliceClaim{Namespace: "default", Cluster: "rc", Group: "x"}.Labels()), slicesUnclaimed},
 	} {
-		if got := slicesReplaced(state, c.group, 1, c.shape, c.slices); got != c.want {
+		if got := slicesReplaced(settings, kube.SliceClaim{Namespace: "default", Cluster: "rc", Group: c.group}, 1, c.shape, c.slices); got != c.want {
 			t.Errorf("%s: slicesReplaced = %v, want %v", c.name, got, c.want)
 		}
 	}

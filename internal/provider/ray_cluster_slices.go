@@ -153,10 +153,10 @@ func claimSlices(ctx context.Context, client *gke.Client, claim kube.SliceClaim,
 	return nil
 }
 
-// releaseSlices takes the claims of the RayCluster namespace/name off the pools: slices it no
-// longer runs on. A pool already gone, or claimed by another RayCluster since, is left as it is.
-func releaseSlices(ctx context.Context, client *gke.Client, namespace, name string, pools []gke.NodePoolID) error {
-	ours := kube.SliceClaim{Namespace: namespace, Cluster: name}
+// releaseSlices takes the claims of the RayCluster (or RayService) namespace/claimer off the pools:
+// slices it no longer runs on. A pool already gone, or claimed by another since, is left as it is.
+func releaseSlices(ctx context.Context, client *gke.Client, namespace, claimer string, pools []gke.NodePoolID) error {
+	ours := kube.SliceClaim{Namespace: namespace, Cluster: claimer}
 	var errs []error
 	for _, id := range pools {
 		err := editNodeLabels(ctx, client, id, func(labels map[string]string) map[string]string {
@@ -173,7 +173,7 @@ func releaseSlices(ctx context.Context, client *gke.Client, namespace, name stri
 }
 
 // modelSlices are the slices of every worker group of m.
-func modelSlices(ctx context.Context, m rayClusterModel) []gke.NodePoolID {
+func modelSlices(ctx context.Context, m rayConfigModel) []gke.NodePoolID {
 	var groups []rayWorkerGroupModel
 	if m.WorkerGroups.ElementsAs(ctx, &groups, false).HasError() {
 		return nil
@@ -191,7 +191,7 @@ func modelSlices(ctx context.Context, m rayClusterModel) []gke.NodePoolID {
 }
 
 // leftSlices are the slices of prior that no group of next has.
-func leftSlices(ctx context.Context, prior, next rayClusterModel) []gke.NodePoolID {
+func leftSlices(ctx context.Context, prior, next rayConfigModel) []gke.NodePoolID {
 	kept := map[gke.NodePoolID]bool{}
 	for _, id := range modelSlices(ctx, next) {
 		kept[id] = true

@@ -16,7 +16,7 @@ import (
 // identified by the GKE names its id is made of, so that an import block can name it by identity
 // instead of by id. The identity is derived from the id attribute alone, so each resource gets it
 // from a thin wrapper (cluster_identity.go, slice_identity.go, ray_operator_identity.go,
-// ray_cluster_identity.go) that runs
+// ray_cluster_identity.go, ray_service_identity.go) that runs
 // the resource's own Create, Read, Update and ImportState and then writes the identity of the id it
 // left in state. CLIs without resource identity ignore it.
 

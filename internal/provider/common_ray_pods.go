@@ -1,0 +1,68 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+)
+
+// observeRayPods fills healthy and placement from the Pods of rc, a RayCluster that raytpu made (or
+// that KubeRay made for a RayService of raytpu's). With a watch w it first waits on it until the
+// head and every worker run from rc's present templates, and then requires every replica on
+// distinct hosts of one slice; without, it reads the Pods once. It reports whether the Pods run on
+// whole slices.
+func observeRayPods(ctx context.Context, k *kube.Client, w *kube.RayClusterWatch, rc *rayv1.RayCluster, out *rayOutputsModel, action string, diags *diag.Diagnostics) bool {
+	want := expectationsOf(rc)
+	templates := kube.TemplatesOf(rc)
+	var (
+		pods []kube.RayPod
+		err  error
+	)
+	if w != nil {
+		pods, err = w.WaitForPods(ctx, func(p []kube.RayPod) bool { return settled(p, templates, want) })
+		switch {
+		case errors.Is(err, kube.ErrServeFailed):
+			// The watch follows a RayService too, whose failure ends the wait.
+			diags.AddError("RayService Failed", fmt.Sprintf("%s: %s. Fix the Serve config (or the image it imports from) and apply again.", action, err))
+		case err != nil:
+			diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: %s. %sWorkers stay Pending while no slice of their shape is free: "+
+				"check the slices' hosts, and for auto-provisioned groups the cluster's node auto-provisioning limits. Terraform taints "+
+				"the resource; the next apply replaces it.", action, err, waitingGroups(pods, want)))
+		}
+	} else {
+		pods, err = k.RayClusterPods(ctx, rc.Namespace, rc.Name)
+		if err != nil {
+			diags.AddWarning("RayCluster Pods Unknown", fmt.Sprintf("%s: %s", action, err))
+		}
+	}
+	problems := placementProblems(pods, want)
+	if w != nil && err == nil && len(problems) > 0 {
+		diags.AddError("Ray Workers Not On Whole Slices", fmt.Sprintf("%s: %v. Each replica must run on distinct hosts of one slice, "+
+			"whose ICI links them.", action, problems))
+	}
+	out.Healthy = types.BoolValue(settled(pods, templates, want) && len(problems) == 0 && everyWorkerRunning(pods))
+	out.Placement = flattenPlacement(pods)
+	return err == nil && len(problems) == 0
+}
+
+// settled reports whether the head and every expected worker run, all made from the present
+// templates, with no Pod of an older one or of a group the RayCluster no longer has left.
+func settled(pods []kube.RayPod, t kube.Templates, want map[string]groupExpectation) bool {
+	now := current(pods, t)
+	return len(now) == len(pods) && allRunning(now, want)
+}
+
+func everyWorkerRunning(pods []kube.RayPod) bool {
+	for _, p := range pods {
+		if !p.Running {
+			return false
+		}
+	}
+	return true
+}
