@@ -31,8 +31,8 @@ resource "raytpu_ray_service" "llm" {
     { name = "tpu", slices = raytpu_slice.serve[*].id },
   ]
 
-  # Ray Serve's config file. A change of it alone is applied in place, to the same RayCluster;
-  # a change of anything above replaces the RayService.
+  # Ray Serve's config file. A change of it alone is applied in place, to the same RayCluster; a
+  # change of anything above is an upgrade, on free slices (see upgrade_strategy).
   serve_config_v2 = yamlencode({
     applications = [{
       name         = "llm"
