@@ -115,7 +115,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, hostport string) {
 		badGateway(w, hostport, err.Error())
 		return
 	}
-	dash := p.cfg.Dashboards.For(t.cluster, func() raydashboard.Config { return p.clusterConfig(kube, t) })
+	dash := p.cfg.Dashboards.For(t.cluster, func() raydashboard.Config { return p.clusterConfig(t) })
 	switch {
 	case t.head && t.port == containerPort(t.pod, dashboardPortName, defaultDashboardPort):
 		dash.ServeHTTP(w, r)
@@ -127,11 +127,16 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, hostport string) {
 }
 
 // clusterConfig is the dashboard Config of the RayCluster t's Pod belongs to: the shared one,
-// with replicas placed on that RayCluster's Pods.
-func (p *Proxy) clusterConfig(kube kubernetes.Interface, t target) raydashboard.Config {
+// with replicas placed on that RayCluster's Pods. The dashboard outlives this proxy, so placement
+// reads the cluster through Config.Kube each time, the client of the kube-apiserver running then.
+func (p *Proxy) clusterConfig(t target) raydashboard.Config {
 	cfg := p.cfg.Dashboards.cfg
 	ns, name := t.pod.Namespace, t.pod.Labels[rayClusterLabel]
 	cfg.Place = func(app, deployment string, replicas int, resources map[string]float64) (bool, string) {
+		kube := p.cfg.Kube()
+		if kube == nil {
+			return false, "the cluster's Kubernetes API is not running"
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		nodes, err := rayNodes(ctx, kube, ns, name)
