@@ -71,11 +71,7 @@ func (r *rayHistoryServerResource) Update(ctx context.Context, req resource.Upda
 func (r *rayHistoryServerResource) apply(ctx context.Context, plan *rayHistoryServerModel, verb string,
 	save func(context.Context, any) diag.Diagnostics, diags *diag.Diagnostics) {
 	action := verb + " raytpu_ray_history_server (" + plan.ID.ValueString() + ")"
-	client := r.client(ctx, action, diags)
-	if client == nil {
-		return
-	}
-	k, _, gone := clusterKube(ctx, client, plan.ClusterID.ValueString(), action, diags)
+	_, k, gone := r.kubeOf(ctx, plan.ClusterID.ValueString(), action, diags)
 	if gone {
 		diags.AddAttributeError(pathClusterID, "Cluster Not Found", fmt.Sprintf("%s: cluster %s does not exist.", action, plan.ClusterID.ValueString()))
 	}
@@ -111,11 +107,7 @@ func (r *rayHistoryServerResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	action := "reading raytpu_ray_history_server (" + state.ID.ValueString() + ")"
-	client := r.client(ctx, action, &resp.Diagnostics)
-	if client == nil {
-		return
-	}
-	k, _, gone := clusterKube(ctx, client, state.ClusterID.ValueString(), action, &resp.Diagnostics)
+	_, k, gone := r.kubeOf(ctx, state.ClusterID.ValueString(), action, &resp.Diagnostics)
 	if gone {
 		resp.State.RemoveResource(ctx)
 		return
@@ -156,11 +148,7 @@ func (r *rayHistoryServerResource) Delete(ctx context.Context, req resource.Dele
 	}
 	defer cancel()
 	action := "deleting raytpu_ray_history_server (" + state.ID.ValueString() + ")"
-	client := r.client(ctx, action, &resp.Diagnostics)
-	if client == nil {
-		return
-	}
-	k, _, gone := clusterKube(ctx, client, state.ClusterID.ValueString(), action, &resp.Diagnostics)
+	_, k, gone := r.kubeOf(ctx, state.ClusterID.ValueString(), action, &resp.Diagnostics)
 	if gone || k == nil {
 		return
 	}
