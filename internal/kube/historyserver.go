@@ -84,18 +84,20 @@ func (c *Client) ApplyHistoryServer(ctx context.Context, h HistoryServer) error 
 	if _, err := c.rbac.ClusterRoleBindings().Apply(ctx, binding, opts); err != nil {
 		return c.explain(fmt.Errorf("kube: applying ClusterRoleBinding %s: %w", historyServerReaderRole(h), err))
 	}
-	requests := corev1.ResourceList{}
-	for name, q := range map[corev1.ResourceName]string{corev1.ResourceCPU: h.CPU, corev1.ResourceMemory: h.Memory} {
-		if q != "" {
-			requests[name] = resource.MustParse(q)
-		}
+	requests, err := quantities(map[corev1.ResourceName]string{corev1.ResourceCPU: h.CPU, corev1.ResourceMemory: h.Memory})
+	if err != nil {
+		return fmt.Errorf("kube: the History Server's requests: %w", err)
+	}
+	limits, err := quantities(map[corev1.ResourceName]string{corev1.ResourceMemory: h.MemoryLimit})
+	if err != nil {
+		return fmt.Errorf("kube: the History Server's limits: %w", err)
 	}
 	container := corev1ac.Container().WithName("historyserver").WithImage(h.Image).
 		WithEnv(corev1ac.EnvVar().WithName("GCS_BUCKET").WithValue(h.Bucket), corev1ac.EnvVar().WithName("STORAGE_BACKEND").WithValue("gcs")).
 		WithPorts(corev1ac.ContainerPort().WithName("http").WithContainerPort(historyServerContainerPort)).
 		WithResources(corev1ac.ResourceRequirements().WithRequests(requests))
-	if h.MemoryLimit != "" {
-		container.Resources.WithLimits(corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(h.MemoryLimit)})
+	if len(limits) > 0 {
+		container.Resources.WithLimits(limits)
 	}
 	// Recreate: the one Pod is replaced, not joined by a second during an update, which a system
 	// pool sized for the Ray heads may have no room for.
@@ -179,6 +181,22 @@ func (c *Client) GetHistoryServer(ctx context.Context, ns, name string) (History
 	return st, nil
 }
 
+// quantities parses the quantities given, leaving out empty ones.
+func quantities(in map[corev1.ResourceName]string) (corev1.ResourceList, error) {
+	out := corev1.ResourceList{}
+	for name, text := range in {
+		if text == "" {
+			continue
+		}
+		q, err := resource.ParseQuantity(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q: %w", name, text, err)
+		}
+		out[name] = q
+	}
+	return out, nil
+}
+
 func quantity(l corev1.ResourceList, name corev1.ResourceName) string {
 	if q, ok := l[name]; ok {
 		return q.String()
@@ -201,15 +219,20 @@ func (c *Client) DeleteHistoryServer(ctx context.Context, ns, name string) error
 	h := HistoryServer{Namespace: ns, Name: name}
 	background := metav1.DeletePropagationBackground
 	opts := metav1.DeleteOptions{PropagationPolicy: &background}
-	for what, del := range map[string]func() error{
-		"Service":            func() error { return c.core.Services(ns).Delete(ctx, name, opts) },
-		"Deployment":         func() error { return c.apps.Deployments(ns).Delete(ctx, name, opts) },
-		"ClusterRoleBinding": func() error { return c.rbac.ClusterRoleBindings().Delete(ctx, historyServerReaderRole(h), opts) },
-		"ClusterRole":        func() error { return c.rbac.ClusterRoles().Delete(ctx, historyServerReaderRole(h), opts) },
-		"ServiceAccount":     func() error { return c.core.ServiceAccounts(ns).Delete(ctx, name, opts) },
-	} {
-		if err := del(); err != nil && !apierrors.IsNotFound(err) {
-			return c.explain(fmt.Errorf("kube: deleting the History Server's %s (%s/%s): %w", what, ns, name, err))
+	// In the reverse of the order ApplyHistoryServer makes them in.
+	steps := []struct {
+		what string
+		del  func() error
+	}{
+		{"Service", func() error { return c.core.Services(ns).Delete(ctx, name, opts) }},
+		{"Deployment", func() error { return c.apps.Deployments(ns).Delete(ctx, name, opts) }},
+		{"ClusterRoleBinding", func() error { return c.rbac.ClusterRoleBindings().Delete(ctx, historyServerReaderRole(h), opts) }},
+		{"ClusterRole", func() error { return c.rbac.ClusterRoles().Delete(ctx, historyServerReaderRole(h), opts) }},
+		{"ServiceAccount", func() error { return c.core.ServiceAccounts(ns).Delete(ctx, name, opts) }},
+	}
+	for _, s := range steps {
+		if err := s.del(); err != nil && !apierrors.IsNotFound(err) {
+			return c.explain(fmt.Errorf("kube: deleting the History Server's %s (%s/%s): %w", s.what, ns, name, err))
 		}
 	}
 	return nil

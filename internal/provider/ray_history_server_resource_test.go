@@ -113,6 +113,17 @@ resource "raytpu_ray_history_server" "test" {
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)google_service_account.*must be a Google service account email`),
 			},
+			{
+				Config: testAccProviderConfig() + `
+resource "raytpu_ray_history_server" "test" {
+  cluster_id             = "` + cluster + `"
+  bucket                 = "runs"
+  google_service_account = "ray-history@p.iam.gserviceaccount.com"
+  cpu                    = "half"
+}`,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid Quantity.*"half" is not a Kubernetes quantity`),
+			},
 		},
 	})
 }

@@ -56,8 +56,9 @@ func (r *rayHistoryServerResource) Schema(ctx context.Context, _ resource.Schema
 	computed := func(d string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: d, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
 	}
-	optional := func(def, d string) schema.StringAttribute {
-		return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(def), MarkdownDescription: d + " Default `" + def + "`."}
+	optional := func(def, d string, validators ...validator.String) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(def), MarkdownDescription: d + " Default `" + def + "`.",
+			Validators: validators}
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The Ray History Server of a cluster: KubeRay's server of the logs and events that RayClusters' collector " +
@@ -92,9 +93,9 @@ func (r *rayHistoryServerResource) Schema(ctx context.Context, _ resource.Schema
 					"must be a Google service account email, such as history@my-project.iam.gserviceaccount.com")},
 			},
 			"image":                      optional(defaultHistoryServerImage, "History Server image, pinned to a KubeRay release."),
-			"cpu":                        optional(defaultHistoryServerCPU, "CPU the server requests."),
-			"memory":                     optional(defaultHistoryServerMemory, "Memory the server requests."),
-			"memory_limit":               optional(defaultHistoryServerMemoryLimit, "Memory limit of the server; its cache of sessions is bounded below it."),
+			"cpu":                        optional(defaultHistoryServerCPU, "CPU the server requests.", quantityValidator{}),
+			"memory":                     optional(defaultHistoryServerMemory, "Memory the server requests.", quantityValidator{}),
+			"memory_limit":               optional(defaultHistoryServerMemoryLimit, "Memory limit of the server; its cache of sessions is bounded below it.", quantityValidator{}),
 			"kubernetes_service_account": computed("The Kubernetes service account the server runs as (`name`)."),
 			"address":                    computed("In-cluster address of the server, `http://{name}.{namespace}.svc.cluster.local:30080`."),
 			"port_forward_command": computed("A kubectl command that makes the server reachable at `http://localhost:8080` from where it " +
