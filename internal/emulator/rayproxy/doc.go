@@ -42,7 +42,8 @@
 // RayCluster's running Pods, each a Ray node with the CPU (cpu limit, else request, in whole CPUs
 // rounded up, as KubeRay's --num-cpus), GPU (nvidia.com/gpu) and TPU (google.com/tpu) its Ray container is
 // given (ray-operator v1.5.0 controllers/ray/common/pod.go, addWellKnownAcceleratorResources),
-// first fit, each deployment judged alone.
+// first fit, each deployment judged alone, and a deployment that does not fit is described in the
+// emulator's own words.
 //
 // # Imports
 // rayproxy imports raydashboard, k8s.io/api, apimachinery, client-go and the standard library,

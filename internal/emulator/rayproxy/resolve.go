@@ -166,9 +166,9 @@ func nodeResources(r corev1.ResourceRequirements) map[string]float64 {
 }
 
 // place fits replicas of a deployment that each need need onto nodes, first fit; when they do not
-// all fit it says how many could not, in the words of Ray's warning for replicas that are not
-// scheduled (python/ray/serve/_private/deployment_state.py): the resources each needs and what the
-// cluster has in total.
+// all fit it says how many could not, the resources each needs and what the cluster has in total
+// (INFERRED wording: Ray's Serve controller warns of replicas it cannot schedule with the resources
+// they need and those available, but its exact text was not confirmed).
 func place(nodes []map[string]float64, replicas int, need map[string]float64) (bool, string) {
 	free := make([]map[string]float64, len(nodes))
 	total := map[string]float64{}
