@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/pem"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -60,12 +59,9 @@ func TestHostWaitResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	unreachable := clusterAccess{Endpoint: l.Addr().String(), CACertificate: fakeKube(t, http.StatusOK, 2).CACertificate}
-	l.Close()
+	// Port 1 (tcpmux) has no listener here. A port freed by closing a listener could be taken by
+	// the next test server this process starts.
+	unreachable := clusterAccess{Endpoint: "127.0.0.1:1", CACertificate: fakeKube(t, http.StatusOK, 2).CACertificate}
 	for _, tc := range []struct {
 		name          string
 		access        clusterAccess
