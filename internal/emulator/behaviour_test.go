@@ -326,6 +326,27 @@ func TestHostFailure(t *testing.T) {
 	if notReady != 1 || len(nodes.Items) != 4 {
 		t.Fatalf("%d of %d nodes NotReady", notReady, len(nodes.Items))
 	}
+	// The slice recovers as one: its healthy hosts take no new Pods.
+	for _, n := range nodes.Items {
+		if nodeReady(n) != n.Spec.Unschedulable {
+			t.Fatalf("node %s: ready %t, unschedulable %t; want the healthy hosts cordoned", n.Name, nodeReady(n), n.Spec.Unschedulable)
+		}
+	}
+	// Hosts of single-host slices are slices of their own: a failed one leaves the others be.
+	mustSucceed(t, c)(c.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: cluster, NodePool: tpuPool("singles", "ct6e-standard-8t", 2, nil)}))
+	if err := testEmu.FailHost(ctx, HostFailure{Cluster: cluster, NodePool: "singles", Worker: 0}); err != nil {
+		t.Fatal(err)
+	}
+	singles, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: tpu.LabelNodePool + "=singles"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range singles.Items {
+		if n.Spec.Unschedulable {
+			t.Fatalf("single-host node %s cordoned by another host's failure", n.Name)
+		}
+	}
+	mustSucceed(t, c)(c.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: cluster + "/nodePools/singles"}))
 	if err := testEmu.FailHost(ctx, HostFailure{Cluster: cluster, NodePool: "flaky", Worker: 4}); err == nil {
 		t.Fatal("worker 4 of a 4-host slice accepted")
 	}

@@ -332,7 +332,11 @@
 //     (grace period 0, as the kubelet's last delete). A failed host (FailHost) fails its Pods:
 //     Ready false and phase Failed, reason NodeLost, containers terminated ContainerStatusUnknown
 //     (the node lifecycle controller's and kubelet's words), and KubeRay replaces them, a
-//     multi-host replica whole.
+//     multi-host replica whole. The other hosts of a multi-host slice with a failed host are
+//     cordoned: Cloud TPU recovers a multi-host slice's instances together, never one alone, and
+//     no workload runs on it until then (docs.cloud.google.com/tpu/docs/failure-recovery), so a
+//     replacement replica cannot start on the slice's healthy hosts. INFERRED: the cordon as
+//     GKE's way of showing that on the Nodes.
 //
 // On a cluster without the add-on the TPU webhook and KubeRay do not run; its Pods run all the
 // same.

@@ -94,8 +94,10 @@ type poolNodesSpec struct {
 	chips       int // google.com/tpu per node, 0 for CPU pools
 	version     string
 	failed      map[int]bool
-	region      string
-	project     string
+	// recovering is a multi-host slice with a failed host: its other hosts take no new Pods.
+	recovering bool
+	region     string
+	project    string
 }
 
 func nodesSpecLocked(c *cluster, p *rules.NodePool) poolNodesSpec {
@@ -112,6 +114,13 @@ func nodesSpecLocked(c *cluster, p *rules.NodePool) poolNodesSpec {
 	for _, i := range p.FailedHosts {
 		s.failed[i] = true
 	}
+	// "Multi-host TPU slices require all instances in the slice to be recovered or rescheduled
+	// together ... you can't reschedule individual instances within a slice", and until then "the
+	// XLA compiler can't run the workload" (Cloud TPU, Failure recovery of TPU instances,
+	// docs.cloud.google.com/tpu/docs/failure-recovery). So a failed host takes its slice's healthy
+	// hosts out of scheduling with it. INFERRED: how GKE shows that on the Nodes; here they are
+	// cordoned, as a drain would, and stay Ready.
+	s.recovering = p.MultiHost && len(p.FailedHosts) > 0
 	s.applyConfig(p.PB)
 	if p.Accelerator != "" {
 		s.labels[gketpu.LabelAccelerator] = p.Accelerator
@@ -206,8 +215,9 @@ func (s poolNodesSpec) node(d desiredNode) *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: d.name, Labels: labels},
 		Spec: corev1.NodeSpec{
-			ProviderID: fmt.Sprintf("gce://%s/%s/%s", s.project, d.zone, d.name),
-			Taints:     taints,
+			ProviderID:    fmt.Sprintf("gce://%s/%s/%s", s.project, d.zone, d.name),
+			Taints:        taints,
+			Unschedulable: s.recovering && !s.failed[d.worker],
 		},
 	}
 }
@@ -285,6 +295,9 @@ func (e *Emulator) syncPoolNodes(ctx context.Context, c *cluster, s poolNodesSpe
 		}
 		if ok {
 			cur.Labels, cur.Spec.Taints, cur.Spec.ProviderID = want.Labels, want.Spec.Taints, want.Spec.ProviderID
+			if want.Spec.Unschedulable {
+				cur.Spec.Unschedulable = true // a drain's cordon is not undone by a sync
+			}
 			if cur, err = nodes.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
 				return err
 			}
