@@ -35,6 +35,9 @@ type Host struct {
 	// last node-monitor-grace-period" (Kubernetes, "Nodes": Node status, Conditions). A node that
 	// boots or that its kubelet reports not ready (Ready False) is not lost.
 	Lost bool
+	// Cordoned is true when the node takes no new Pods (spec.unschedulable): drained, or a host of
+	// a multi-host slice whose other host failed, which recovers with it.
+	Cordoned bool
 	// Labels are the node's labels (GKE's cloud.google.com/gke-tpu-accelerator,
 	// cloud.google.com/gke-tpu-topology, topology.kubernetes.io/zone, ...).
 	Labels map[string]string
@@ -125,7 +128,8 @@ func hostsInWorkerOrder(nodes []corev1.Node) []Host {
 	hosts := make([]Host, len(entries))
 	for i, e := range entries {
 		ready, reason := nodeReady(e.node)
-		hosts[i] = Host{Name: e.node.Name, WorkerID: i, Ready: ready, NotReadyReason: reason, Lost: nodeLost(e.node), Labels: e.node.Labels}
+		hosts[i] = Host{Name: e.node.Name, WorkerID: i, Ready: ready, NotReadyReason: reason, Lost: nodeLost(e.node),
+			Cordoned: e.node.Spec.Unschedulable, Labels: e.node.Labels}
 	}
 	return hosts
 }

@@ -69,22 +69,29 @@ func validateRayConfig(ctx context.Context, m rayConfigModel, diags *diag.Diagno
 		}
 		validateGroupKind(g, p, diags)
 		validatePod(ctx, g.rayPodModel, p, true, diags)
-		if !g.Slices.IsNull() && !g.Slices.IsUnknown() {
+		for _, list := range []struct {
+			attr string
+			ids  types.List
+		}{{"slices", g.Slices}, {"spare_slices", g.SpareSlices}} {
+			if list.ids.IsNull() || list.ids.IsUnknown() {
+				continue
+			}
 			var ids []types.String
-			diags.Append(g.Slices.ElementsAs(ctx, &ids, false)...)
+			diags.Append(list.ids.ElementsAs(ctx, &ids, false)...)
 			for k, id := range ids {
 				if id.IsUnknown() || id.IsNull() {
 					continue
 				}
-				sp := p.AtName("slices").AtListIndex(k)
+				sp := p.AtName(list.attr).AtListIndex(k)
 				pool, err := gke.ParseNodePoolID(id.ValueString())
 				if err != nil {
 					diags.AddAttributeError(sp, "Invalid Slice ID", err.Error()+", the id attribute of raytpu_slice.")
 					continue
 				}
 				if j, dup := seenSlice[pool.String()]; dup {
-					diags.AddAttributeError(sp, "Slice In Two Worker Groups",
-						fmt.Sprintf("slice %s is already in worker_groups[%d]: a slice runs one replica of one group.", pool, j))
+					diags.AddAttributeError(sp, "Slice Listed Twice",
+						fmt.Sprintf("slice %s is already in worker_groups[%d]: a slice runs one replica of one group, and is either one "+
+							"of its slices or one of its spare_slices.", pool, j))
 				}
 				seenSlice[pool.String()] = i
 				if clusterKnown && pool.Cluster != cluster {
@@ -168,17 +175,28 @@ func (b *resourceBase) checkRaySlices(ctx context.Context, plan rayConfigModel, 
 		p := path.Root("worker_groups").AtListIndex(i)
 		if ids, ok := knownStrings(ctx, g.Slices); ok {
 			// The shapes and claims of the pools there are; one that is not there yet is checked at apply.
-			s, pools := sliceGroupShape(ctx, client, g.Name.ValueString(), ids, p, true, diags)
+			s, pools := sliceGroupShape(ctx, client, g.Name.ValueString(), ids, p.AtName("slices"), true, diags)
+			var spares []groupSlice
+			if spareIDs, ok := knownStrings(ctx, g.SpareSlices); ok {
+				spares = spareGroupSlices(ctx, client, g.Name.ValueString(), spareIDs, s, p, true, diags)
+			}
 			if prior != nil && slices.Equal(priorSlices[g.Name.ValueString()], ids) {
 				claim := kube.SliceClaim{Namespace: prior.config.Namespace.ValueString(), Cluster: k.claimer(prior.config.Name.ValueString()),
 					Group: g.Name.ValueString()}
 				replaced = max(replaced, slicesReplaced(prior.settings, claim, len(ids), s, pools))
+				for _, spare := range spares {
+					// A spare replaced under its id (after a failed host) is claimed again.
+					if held, ok := kube.ClaimOf(spare.labels); !ok || held != claim {
+						replaced = max(replaced, slicesUnclaimed)
+					}
+				}
 			}
 			if s != nil {
-				shaped = append(shaped, shapedGroup{index: i, name: g.Name.ValueString(), slice: s, pools: poolNames(pools)})
+				shaped = append(shaped, shapedGroup{index: i, name: g.Name.ValueString(), slice: s, pools: poolNames(append(pools, spares...))})
 				if !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
 					claim := kube.SliceClaim{Namespace: plan.Namespace.ValueString(), Cluster: k.claimer(plan.Name.ValueString()), Group: g.Name.ValueString()}
-					checkClaims(claim, pools, p, diags)
+					checkClaims(claim, pools, p.AtName("slices"), diags)
+					checkClaims(claim, spares, p.AtName("spare_slices"), diags)
 				}
 			}
 		} else if s, ok := groupShape(g, p, &diag.Diagnostics{}); ok { // an invalid shape is ValidateConfig's to report
@@ -206,6 +224,10 @@ func validateGroupKind(g rayWorkerGroupModel, p path.Path, diags *diag.Diagnosti
 			"a worker group needs slices (raytpu_slice ids) or generation and topology (for example generation = \"v6e\", topology = \"2x4\").")
 	case hasShape && (g.Generation.IsNull() || g.Topology.IsNull()):
 		diags.AddAttributeError(p, "Incomplete Worker Group Shape", "an auto-provisioned worker group needs both generation and topology.")
+	case !g.SpareSlices.IsNull() && !hasSlices:
+		diags.AddAttributeError(p.AtName("spare_slices"), "Spare Slices Without Slices",
+			"spare_slices hold free slices for the replicas of slices: list the slices the group runs on in slices. An "+
+				"auto-provisioned group (generation and topology) has no spares: node auto-provisioning creates a node pool when one is needed.")
 	case hasSlices && (!g.Replicas.IsNull() || !g.ChipsPerHost.IsNull()):
 		diags.AddAttributeError(p, "Setting Not For Slices",
 			"replicas and chips_per_host apply to auto-provisioned groups only: a slices group has one replica per slice and the slices' chips per host.")
@@ -302,6 +324,7 @@ func planReapply(plan *rayOutputsModel) {
 	plan.InSync = types.BoolValue(true)
 	plan.Status, plan.Healthy = types.StringUnknown(), types.BoolUnknown()
 	plan.Placement = types.MapUnknown(placementType.ElemType)
+	plan.GroupSlices = types.MapUnknown(types.ObjectType{AttrTypes: groupSlicesAttrTypes})
 	plan.GroupSettings = types.MapUnknown(types.ObjectType{AttrTypes: groupSettingsAttrTypes})
 }
 

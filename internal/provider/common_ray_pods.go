@@ -48,6 +48,7 @@ func observeRayPods(ctx context.Context, k *kube.Client, w *kube.RayClusterWatch
 	}
 	out.Healthy = types.BoolValue(settled(pods, templates, want) && len(problems) == 0 && everyWorkerRunning(pods))
 	out.Placement = flattenPlacement(pods)
+	out.GroupSlices = groupSliceRoles(ctx, k, pods, want)
 	return err == nil && len(problems) == 0
 }
 

@@ -46,6 +46,7 @@ type rayOutputsModel struct {
 	Healthy          types.Bool   `tfsdk:"healthy"`
 	InSync           types.Bool   `tfsdk:"in_sync"`
 	Placement        types.Map    `tfsdk:"placement"`
+	GroupSlices      types.Map    `tfsdk:"worker_group_slices"`
 	GroupSettings    types.Map    `tfsdk:"worker_group_settings"`
 }
 
@@ -61,6 +62,7 @@ type rayHeadModel struct {
 type rayWorkerGroupModel struct {
 	Name           types.String `tfsdk:"name"`
 	Slices         types.List   `tfsdk:"slices"`
+	SpareSlices    types.List   `tfsdk:"spare_slices"`
 	Generation     types.String `tfsdk:"generation"`
 	Topology       types.String `tfsdk:"topology"`
 	ChipsPerHost   types.Int64  `tfsdk:"chips_per_host"`
@@ -78,7 +80,8 @@ var (
 		"ray_start_params":            types.MapType{ElemType: types.StringType},
 	})
 	rayWorkerGroupAttrTypes = withPodAttrTypes(map[string]attr.Type{
-		"name": types.StringType, "slices": types.ListType{ElemType: types.StringType}, "generation": types.StringType,
+		"name": types.StringType, "slices": types.ListType{ElemType: types.StringType},
+		"spare_slices": types.ListType{ElemType: types.StringType}, "generation": types.StringType,
 		"topology": types.StringType, "chips_per_host": types.Int64Type, "replicas": types.Int64Type,
 		"cpu": types.StringType, "memory": types.StringType, "ray_start_params": types.MapType{ElemType: types.StringType},
 	})
@@ -181,7 +184,8 @@ func rayOutputAttributes(k rayKind, status string) map[string]schema.Attribute {
 		"healthy": schema.BoolAttribute{
 			Computed: true,
 			MarkdownDescription: "Every head and worker Pod is Running and Ready, made from the " + k.kind + "'s present templates, and " +
-				"every replica sits on distinct hosts of one slice. Refreshed by each read: a failed host turns it `false`.",
+				"every replica sits on distinct hosts of one slice. Refreshed by each read: a failed host turns it `false`, until its " +
+				"replica runs again on a spare slice (`spare_slices`); `worker_group_slices` then says the group is `Degraded`.",
 		},
 		"in_sync": schema.BoolAttribute{
 			Computed: true,
@@ -196,6 +200,7 @@ func rayOutputAttributes(k rayKind, status string) map[string]schema.Attribute {
 				"each `{pod, node, node_pool, host_index, phase, running}`.",
 		},
 		"worker_group_settings": groupSettingsSchema(),
+		"worker_group_slices":   groupSlicesSchema(),
 	}
 }
 
@@ -271,6 +276,7 @@ func rayWorkerGroupsSchema() schema.ListNestedAttribute {
 					"slices are refused: their hosts come only when capacity does.",
 				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues()},
 			},
+			"spare_slices": spareSlicesSchema(),
 			"generation": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "TPU generation of an auto-provisioned group, with `topology`: `v4`, `v5e`, `v5p` or `v6e`, the generations " +

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -45,13 +47,23 @@ func resolveRayConfig(ctx context.Context, client *gke.Client, m rayConfigModel,
 			Name: g.Name, CPU: deref(g.CPU), Memory: deref(g.Memory), RayStartParams: g.RayStartParams, Pod: pod,
 		}}
 		if len(g.Slices) > 0 {
-			s, slices := sliceGroupShape(ctx, client, g.Name, g.Slices, p, false, diags)
-			if s == nil {
+			s, active := sliceGroupShape(ctx, client, g.Name, g.Slices, p.AtName("slices"), false, diags)
+			for k, id := range g.SpareSlices {
+				if slices.Contains(g.Slices, id) { // the ids were unknown when the plan was checked
+					diags.AddAttributeError(p.AtName("spare_slices").AtListIndex(k), "Slice Listed Twice",
+						fmt.Sprintf("slice %s is one of the slices of worker group %q: a slice is either one of its slices or one of its spare_slices.", id, g.Name))
+				}
+			}
+			spares := spareGroupSlices(ctx, client, g.Name, g.SpareSlices, s, p, false, diags)
+			if s == nil || (len(g.SpareSlices) > 0 && spares == nil) {
 				continue
 			}
 			claim := kube.SliceClaim{Namespace: m.Namespace.ValueString(), Cluster: claimer, Group: g.Name}
-			checkClaims(claim, slices, p, diags)
-			rg.slice, rg.slices, rg.Replicas, rg.Claim = s, slices, len(slices), &claim
+			checkClaims(claim, active, p.AtName("slices"), diags)
+			checkClaims(claim, spares, p.AtName("spare_slices"), diags)
+			// One replica per slice of slices; the spares are claimed alike, so KubeRay's
+			// replacement of a failed replica may land on one at once.
+			rg.slice, rg.slices, rg.Replicas, rg.Claim = s, append(active, spares...), len(active), &claim
 			warnRayShape(s, names, p, diags)
 		} else {
 			s, err := tpu.NewSlice(deref(g.Generation), deref(g.Topology), int(derefInt(g.ChipsPerHost)))
@@ -123,6 +135,7 @@ type rayHeadConfig struct {
 type rayGroupConfig struct {
 	Name           string            `json:"name"`
 	Slices         []string          `json:"slices,omitempty"`
+	SpareSlices    []string          `json:"spare_slices,omitempty"`
 	Generation     *string           `json:"generation,omitempty"`
 	Topology       *string           `json:"topology,omitempty"`
 	ChipsPerHost   *int64            `json:"chips_per_host,omitempty"`
@@ -157,6 +170,7 @@ func rayConfigOf(ctx context.Context, m rayConfigModel) (rayConfig, diag.Diagnos
 			CPU: g.CPU.ValueStringPointer(), Memory: g.Memory.ValueStringPointer(),
 		}
 		diags.Append(g.Slices.ElementsAs(ctx, &gc.Slices, false)...)
+		diags.Append(g.SpareSlices.ElementsAs(ctx, &gc.SpareSlices, false)...)
 		diags.Append(g.RayStartParams.ElementsAs(ctx, &gc.RayStartParams, false)...)
 		pod, d := podConfigOf(ctx, g.rayPodModel)
 		diags.Append(d...)
@@ -194,10 +208,15 @@ func applyRayConfig(ctx context.Context, cfg rayConfig, m *rayConfigModel) diag.
 			slices, d = types.ListValueFrom(ctx, types.StringType, g.Slices)
 			diags.Append(d...)
 		}
+		spares := types.ListNull(types.StringType)
+		if g.SpareSlices != nil {
+			spares, d = types.ListValueFrom(ctx, types.StringType, g.SpareSlices)
+			diags.Append(d...)
+		}
 		pod, d := g.model(ctx)
 		diags.Append(d...)
 		groups = append(groups, rayWorkerGroupModel{
-			Name: types.StringValue(g.Name), Slices: slices,
+			Name: types.StringValue(g.Name), Slices: slices, SpareSlices: spares,
 			Generation: types.StringPointerValue(g.Generation), Topology: types.StringPointerValue(g.Topology),
 			ChipsPerHost: types.Int64PointerValue(g.ChipsPerHost), Replicas: types.Int64PointerValue(g.Replicas),
 			CPU: types.StringPointerValue(g.CPU), Memory: types.StringPointerValue(g.Memory), RayStartParams: params,

@@ -18,7 +18,7 @@ import (
 // on pools (empty: any pool of the shape, as node auto-provisioning names them).
 type groupExpectation struct {
 	replicas, hosts int
-	// pools are the group's own slices; avoid are the slices of the other groups, which a group of
+	// pools are the group's own slices, spares included; avoid are the slices of the other groups, which a group of
 	// a shape keeps off.
 	pools, avoid []string
 }
@@ -31,7 +31,7 @@ func expectationsOf(rc *rayv1.RayCluster) map[string]groupExpectation {
 	pools := map[string][]string{}
 	var claimed []string
 	for _, g := range cfg.Groups {
-		for _, raw := range g.Slices {
+		for _, raw := range append(g.Slices, g.SpareSlices...) {
 			if id, err := gke.ParseNodePoolID(raw); err == nil {
 				pools[g.Name] = append(pools[g.Name], id.Name)
 				claimed = append(claimed, id.Name)

@@ -60,7 +60,7 @@ func plannedRestarts(ctx context.Context, prior, next rayConfigModel) restartPla
 		old[g.Name] = g
 	}
 	podOf := func(g rayGroupConfig) string {
-		g.Slices, g.Replicas = nil, nil
+		g.Slices, g.SpareSlices, g.Replicas = nil, nil, nil
 		b, _ := json.Marshal(g)
 		return string(b)
 	}

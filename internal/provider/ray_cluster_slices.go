@@ -34,8 +34,8 @@ func poolNames(slices []groupSlice) []string {
 	return out
 }
 
-// sliceGroupShape reads the node pools of a slices group from GKE and returns their common shape
-// and the slices. Pools of different shapes are an error: one worker group has one numOfHosts,
+// sliceGroupShape reads the node pools of a slices group (the ids of the list attribute at p) from
+// GKE and returns their common shape and the slices. Pools of different shapes are an error: one worker group has one numOfHosts,
 // selector and chip count, so a multislice group must be identical slices. With lenient, pools
 // that do not exist yet are skipped (at plan time they may be created in the same apply).
 func sliceGroupShape(ctx context.Context, client *gke.Client, group string, ids []string, p path.Path, lenient bool, diags *diag.Diagnostics) (*tpu.Slice, []groupSlice) {
@@ -48,7 +48,7 @@ func sliceGroupShape(ctx context.Context, client *gke.Client, group string, ids 
 	for k, raw := range ids {
 		id, err := gke.ParseNodePoolID(raw)
 		if err != nil {
-			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Invalid Slice ID", err.Error()+", the id attribute of raytpu_slice.")
+			diags.AddAttributeError(p.AtListIndex(k), "Invalid Slice ID", err.Error()+", the id attribute of raytpu_slice.")
 			failures = true
 			continue
 		}
@@ -61,24 +61,24 @@ func sliceGroupShape(ctx context.Context, client *gke.Client, group string, ids 
 			if gke.IsNotFound(err) {
 				what = "the node pool does not exist (deleted outside Terraform? apply its raytpu_slice again)"
 			}
-			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Slice Not Available", fmt.Sprintf("reading slice %s: %s.", id, what))
+			diags.AddAttributeError(p.AtListIndex(k), "Slice Not Available", fmt.Sprintf("reading slice %s: %s.", id, what))
 			failures = true
 			continue
 		}
 		if summary, why := capacityRefusal(pool, group); why != "" {
-			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), summary, why)
+			diags.AddAttributeError(p.AtListIndex(k), summary, why)
 			failures = true
 			continue
 		}
 		s, err := tpu.SliceForNodePool(pool.GetConfig().GetMachineType(), pool.GetPlacementPolicy().GetTpuTopology())
 		if err != nil {
-			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Not A TPU Slice",
+			diags.AddAttributeError(p.AtListIndex(k), "Not A TPU Slice",
 				fmt.Sprintf("node pool %s is not a TPU slice: %s. List raytpu_slice ids only.", id, err))
 			failures = true
 			continue
 		}
 		if shape != nil && (shape.Generation != s.Generation || shape.Topology != s.Topology || shape.ChipsPerHost() != s.ChipsPerHost()) {
-			diags.AddAttributeError(p.AtName("slices"), "Multislice Group Mixes Shapes",
+			diags.AddAttributeError(p, "Multislice Group Mixes Shapes",
 				fmt.Sprintf("slice %s is %s, but %s is %s: the slices of one worker group must be identical (one numOfHosts, node selector "+
 					"and chip count). Put slices of other shapes in their own worker group.", id.Name, describeSlice(s), shapeOf, describeSlice(shape)))
 			failures = true
@@ -130,7 +130,7 @@ func capacityRefusal(pool *containerpb.NodePool, group string) (summary, why str
 func checkClaims(want kube.SliceClaim, slices []groupSlice, p path.Path, diags *diag.Diagnostics) {
 	for k, s := range slices {
 		if held, ok := kube.ClaimOf(s.labels); ok && !held.SameRayCluster(want) {
-			diags.AddAttributeError(p.AtName("slices").AtListIndex(k), "Slice Claimed By Another Worker Group",
+			diags.AddAttributeError(p.AtListIndex(k), "Slice Claimed By Another Worker Group",
 				fmt.Sprintf("worker group %q cannot run on slice %s: it is claimed by %s (its nodes carry %s=%s). A slice runs the replicas "+
 					"of one worker group: remove it from that RayCluster first, or give %q a slice of its own.",
 					want.Group, s.id.Name, held, kube.ClaimGroupLabel, held.Group, want.Group))
@@ -172,7 +172,7 @@ func releaseSlices(ctx context.Context, client *gke.Client, namespace, claimer s
 	return errors.Join(errs...)
 }
 
-// modelSlices are the slices of every worker group of m.
+// modelSlices are the slices, spares included, of every worker group of m.
 func modelSlices(ctx context.Context, m rayConfigModel) []gke.NodePoolID {
 	var groups []rayWorkerGroupModel
 	if m.WorkerGroups.ElementsAs(ctx, &groups, false).HasError() {
@@ -181,7 +181,8 @@ func modelSlices(ctx context.Context, m rayConfigModel) []gke.NodePoolID {
 	var out []gke.NodePoolID
 	for _, g := range groups {
 		ids, _ := knownStrings(ctx, g.Slices)
-		for _, raw := range ids {
+		spares, _ := knownStrings(ctx, g.SpareSlices)
+		for _, raw := range append(ids, spares...) {
 			if id, err := gke.ParseNodePoolID(raw); err == nil {
 				out = append(out, id)
 			}

@@ -62,7 +62,7 @@ func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceMode
 		}
 	}
 	m.InSync = types.BoolValue(true)
-	if r.observe(ctx, w, m, applied, groups, want, action, diags) && upgrade {
+	if r.observe(ctx, k, w, m, applied, groups, want, action, diags) && upgrade {
 		r.finishUpgrade(ctx, client, k, &rest, m, prior, action, diags)
 	}
 	return true
@@ -71,9 +71,10 @@ func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceMode
 // observe follows the RayService until it serves as want says, from the RayCluster KubeRay names
 // for it, and fills m's outputs from what it saw, also when the wait fails (Terraform then taints a
 // new RayService). It reports whether the RayService serves.
-func (r *rayServiceResource) observe(ctx context.Context, w *kube.RayServiceWatch, m *rayServiceModel, applied *rayv1.RayService,
+func (r *rayServiceResource) observe(ctx context.Context, k *kube.Client, w *kube.RayServiceWatch, m *rayServiceModel, applied *rayv1.RayService,
 	groups []resolvedGroup, want kube.ServeWant, action string, diags *diag.Diagnostics) bool {
 	m.RayClusterName, m.Healthy, m.Placement = types.StringValue(want.Cluster), types.BoolValue(false), flattenPlacement(nil)
+	m.GroupSlices = groupSliceRoles(ctx, nil, nil, nil)
 	m.GroupSettings = groupSettings(groups, want.Cluster, m.RayVersion.ValueString())
 	defer func() { m.setServeStatus(w.RayService(), m.Healthy.ValueBool()) }()
 	cw, err := w.FollowRayCluster(ctx, want)
@@ -94,7 +95,7 @@ func (r *rayServiceResource) observe(ctx context.Context, w *kube.RayServiceWatc
 		ObjectMeta: metav1.ObjectMeta{Namespace: applied.Namespace, Name: cw.Name(), Annotations: applied.Annotations},
 		Spec:       applied.Spec.RayClusterSpec,
 	}
-	if !observeRayPods(ctx, nil, cw, rc, &m.rayOutputsModel, action, diags) {
+	if !observeRayPods(ctx, k, cw, rc, &m.rayOutputsModel, action, diags) {
 		return false
 	}
 	if _, err := w.WaitForServing(ctx, want); err != nil {

@@ -35,6 +35,7 @@ func (r *rayServiceResource) readInto(ctx context.Context, client *gke.Client, k
 	state.InSync = types.BoolValue(ok)
 	podsHealthy := false
 	state.Placement = flattenPlacement(nil)
+	state.GroupSlices = groupSliceRoles(ctx, nil, nil, nil)
 	if cluster != "" {
 		// The RayCluster KubeRay made from the rayClusterConfig, as it stands.
 		rc, err := k.GetRayCluster(ctx, rs.Namespace, cluster)
