@@ -231,6 +231,10 @@ resource "raytpu_ray_service" "llm" {
 		// The worker groups are checked as raytpu_ray_cluster's are.
 		{"llm", `{ name = "g" }`, testServeConfig("llm"), `Missing Worker Group Source`},
 		{"llm", `{ name = "g", generation = "v6e", topology = "3x3" }`, testServeConfig("llm"), `Invalid Worker Group Shape`},
+		{"llm", `{ name = "g", generation = "v6e", topology = "4x4", spare_slices = ["` + mine + `/nodePools/spare"] }`, testServeConfig("llm"),
+			`(?s)Spare Slices Without Slices.*list the slices the\s+group runs on in slices`},
+		{"llm", `{ name = "g", slices = ["` + mine + `/nodePools/a"], spare_slices = ["` + mine + `/nodePools/a"] }`, testServeConfig("llm"),
+			`(?s)Slice Listed Twice.*either one\s+of\s+its\s+slices\s+or\s+one\s+of\s+its\s+spare_slices`},
 	}
 	var ts []resource.TestStep
 	for _, s := range steps {
