@@ -21,6 +21,19 @@ type Collector struct {
 	// Workload Identity to a Google service account that may write the bucket; empty keeps the
 	// Pods' own.
 	ServiceAccount string
+	// GoogleServiceAccount is that Google service account (HistoryAccount); AddCollector does
+	// not need it.
+	GoogleServiceAccount string
+}
+
+// HistoryAccount is the service account that the Pods of s run as for their collectors, made for
+// owner (HistoryAccount.Owner); false when s has no collectors or keeps the Pods' own.
+func (s RayClusterSpec) HistoryAccount(owner string) (HistoryAccount, bool) {
+	c := s.HistoryServer
+	if c == nil || c.ServiceAccount == "" {
+		return HistoryAccount{}, false
+	}
+	return HistoryAccount{Namespace: s.Namespace, Name: c.ServiceAccount, GoogleServiceAccount: c.GoogleServiceAccount, Owner: owner}, true
 }
 
 const (
