@@ -31,15 +31,15 @@ type HistoryAccount struct {
 	Owner string
 }
 
-// historyAccountOwnerLabel holds HistoryAccount.Owner.
-const historyAccountOwnerLabel = "raytpu.dev/ray-history-of"
+// HistoryAccountOwnerLabel holds HistoryAccount.Owner.
+const HistoryAccountOwnerLabel = "raytpu.dev/ray-history-of"
 
 // ErrServiceAccountNotOwned is returned (wrapped) for a ServiceAccount that exists but was not
 // made by raytpu for the owner asked.
 var ErrServiceAccountNotOwned = errors.New("the ServiceAccount exists and is not the one raytpu made for it")
 
 func historyAccountLabels(owner string) map[string]string {
-	return map[string]string{"app.kubernetes.io/managed-by": FieldManager, historyAccountOwnerLabel: owner}
+	return map[string]string{"app.kubernetes.io/managed-by": FieldManager, HistoryAccountOwnerLabel: owner}
 }
 
 // ApplyHistoryAccount creates or updates a by server-side apply; a ServiceAccount of that name
@@ -48,7 +48,7 @@ func (c *Client) ApplyHistoryAccount(ctx context.Context, a HistoryAccount) erro
 	sa, err := c.core.ServiceAccounts(a.Namespace).Get(ctx, a.Name, metav1.GetOptions{})
 	switch {
 	case err == nil && !ownedBy(sa, a.Owner):
-		return fmt.Errorf("kube: ServiceAccount %s/%s (owner %q): %w", a.Namespace, a.Name, sa.Labels[historyAccountOwnerLabel], ErrServiceAccountNotOwned)
+		return fmt.Errorf("kube: ServiceAccount %s/%s (owner %q): %w", a.Namespace, a.Name, sa.Labels[HistoryAccountOwnerLabel], ErrServiceAccountNotOwned)
 	case err != nil && !apierrors.IsNotFound(err):
 		return c.explain(fmt.Errorf("kube: reading ServiceAccount %s/%s: %w", a.Namespace, a.Name, err))
 	}
