@@ -68,10 +68,8 @@ func historyServerLabels(h HistoryServer) map[string]string {
 func (c *Client) ApplyHistoryServer(ctx context.Context, h HistoryServer) error {
 	opts := metav1.ApplyOptions{FieldManager: FieldManager, Force: true}
 	labels := historyServerLabels(h)
-	sa := corev1ac.ServiceAccount(h.Name, h.Namespace).WithLabels(labels).
-		WithAnnotations(map[string]string{workloadIdentityAnnotation: h.GoogleServiceAccount})
-	if _, err := c.core.ServiceAccounts(h.Namespace).Apply(ctx, sa, opts); err != nil {
-		return c.explain(fmt.Errorf("kube: applying ServiceAccount %s/%s: %w", h.Namespace, h.Name, err))
+	if err := c.applyBoundServiceAccount(ctx, h.Namespace, h.Name, h.GoogleServiceAccount, labels); err != nil {
+		return err
 	}
 	role := rbacv1ac.ClusterRole(historyServerReaderRole(h)).WithLabels(labels).WithRules(
 		rbacv1ac.PolicyRule().WithAPIGroups(RayClusterGroup).WithResources(RayClusterResource).WithVerbs("get", "list"))

@@ -21,15 +21,50 @@ type Collector struct {
 	// Workload Identity to a Google service account that may write the bucket; empty keeps the
 	// Pods' own.
 	ServiceAccount string
+	// GoogleServiceAccount is that Google service account (HistoryAccount); AddCollector does
+	// not need it.
+	GoogleServiceAccount string
+}
+
+// HistoryAccount is the service account that the Pods of s run as for their collectors, made for
+// owner (HistoryAccount.Owner); false when s has no collectors or keeps the Pods' own.
+func (s RayClusterSpec) HistoryAccount(owner string) (HistoryAccount, bool) {
+	c := s.HistoryServer
+	if c == nil || c.ServiceAccount == "" {
+		return HistoryAccount{}, false
+	}
+	return HistoryAccount{Namespace: s.Namespace, Name: c.ServiceAccount, GoogleServiceAccount: c.GoogleServiceAccount, Owner: owner}, true
 }
 
 const (
 	// CollectorContainer names the sidecar, as KubeRay's manifests do.
 	CollectorContainer = "collector"
-	collectorVolume    = "historyserver"
+	// CollectorVolume is the emptyDir of the Ray session folder both containers share, mounted at
+	// CollectorMountPath.
+	CollectorVolume    = "historyserver"
+	CollectorMountPath = rayTmpRoot
 	rayTmpRoot         = "/tmp/ray"
 	collectorEventPort = "8084"
 )
+
+// collectorRayEnv is what the Ray container needs to keep its session folder where the collector
+// reads it and to export its events to the collector.
+var collectorRayEnv = []corev1.EnvVar{
+	{Name: "RAY_TMP_ROOT", Value: rayTmpRoot},
+	{Name: "RAY_enable_ray_event", Value: "true"},
+	{Name: "RAY_enable_core_worker_ray_event_to_aggregator", Value: "true"},
+	{Name: "RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR", Value: "http://localhost:" + collectorEventPort + "/v1/events"},
+	{Name: "RAY_DASHBOARD_AGGREGATOR_AGENT_EXPOSABLE_EVENT_TYPES", Value: "ALL"},
+}
+
+// CollectorRayEnv are the names of the variables AddCollector sets on the Ray container.
+func CollectorRayEnv() []string {
+	names := make([]string, len(collectorRayEnv))
+	for i, e := range collectorRayEnv {
+		names[i] = e.Name
+	}
+	return names
+}
 
 // AddCollector adds the collector to a Ray Pod template whose first container is Ray's: the shared
 // session folder, the Ray event settings of the Ray container, the sidecar with its role (Head or
@@ -39,15 +74,9 @@ func AddCollector(t *corev1.PodTemplateSpec, c Collector, head bool) {
 	if len(spec.Containers) == 0 {
 		return
 	}
-	mount := corev1.VolumeMount{Name: collectorVolume, MountPath: rayTmpRoot}
+	mount := corev1.VolumeMount{Name: CollectorVolume, MountPath: rayTmpRoot}
 	ray := &spec.Containers[0]
-	ray.Env = append(ray.Env,
-		corev1.EnvVar{Name: "RAY_TMP_ROOT", Value: rayTmpRoot},
-		corev1.EnvVar{Name: "RAY_enable_ray_event", Value: "true"},
-		corev1.EnvVar{Name: "RAY_enable_core_worker_ray_event_to_aggregator", Value: "true"},
-		corev1.EnvVar{Name: "RAY_DASHBOARD_AGGREGATOR_AGENT_EVENTS_EXPORT_ADDR", Value: "http://localhost:" + collectorEventPort + "/v1/events"},
-		corev1.EnvVar{Name: "RAY_DASHBOARD_AGGREGATOR_AGENT_EXPOSABLE_EVENT_TYPES", Value: "ALL"},
-	)
+	ray.Env = append(ray.Env, collectorRayEnv...)
 	ray.VolumeMounts = append(ray.VolumeMounts, mount)
 	role := "Worker"
 	if head {
@@ -72,7 +101,7 @@ func AddCollector(t *corev1.PodTemplateSpec, c Collector, head bool) {
 		},
 		VolumeMounts: []corev1.VolumeMount{mount},
 	})
-	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: collectorVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: CollectorVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	if c.ServiceAccount != "" {
 		spec.ServiceAccountName = c.ServiceAccount
 	}

@@ -24,6 +24,8 @@ type RayClusterSpec struct {
 	// Annotations are set on the RayCluster (raytpu keeps its own configuration there, so that an
 	// import can read it back).
 	Annotations map[string]string
+	// HistoryServer, when set, adds the History Server's collector to the head and every worker.
+	HistoryServer *Collector
 }
 
 // RayHead is the head group.
@@ -86,11 +88,18 @@ func RayClusterConfig(s RayClusterSpec) (rayv1.RayClusterSpec, error) {
 		return rayv1.RayClusterSpec{}, fmt.Errorf("head: %w", err)
 	}
 	spec := rayv1.RayClusterSpec{RayVersion: s.RayVersion, HeadGroupSpec: head}
+	// Before the stamp, so that adding or removing the collector replaces the Pods.
+	if s.HistoryServer != nil {
+		AddCollector(&spec.HeadGroupSpec.Template, *s.HistoryServer, true)
+	}
 	stamp(&spec.HeadGroupSpec.Template, s.RayVersion, head.RayStartParams)
 	for _, g := range s.Groups {
 		group, err := WorkerGroupSpec(g, s.Image)
 		if err != nil {
 			return rayv1.RayClusterSpec{}, fmt.Errorf("worker group %s: %w", g.Name, err)
+		}
+		if s.HistoryServer != nil {
+			AddCollector(&group.Template, *s.HistoryServer, false)
 		}
 		stamp(&group.Template, s.RayVersion, group.NumOfHosts, group.RayStartParams)
 		spec.WorkerGroupSpecs = append(spec.WorkerGroupSpecs, group)

@@ -121,6 +121,7 @@ func TestRayClusterObjectStampsTemplates(t *testing.T) {
 		"hosts":        {func(s *RayClusterSpec) { s.Groups[0].NumOfHosts = 8 }, false, true},
 		"head cpu":     {func(s *RayClusterSpec) { s.Head.CPU = "2" }, true, false},
 		"head service": {func(s *RayClusterSpec) { s.Head.ServiceType = "NodePort" }, false, false},
+		"collector":    {func(s *RayClusterSpec) { s.HistoryServer = &Collector{Bucket: "runs", Image: "c"} }, true, true},
 	} {
 		now := stamps(tc.change)
 		if (now.Head != was.Head) != tc.head || (now.Groups["g"] != was.Groups["g"]) != tc.group {

@@ -17,8 +17,8 @@ import (
 
 // prepareRayApply gets what an apply of m needs: the GKE client, a Kubernetes client of the cluster
 // with KubeRay serving (closed by the caller), and the RayCluster m resolves to, with the
-// ServiceAccounts it names checked and its slices claimed for it (claims naming claimer,
-// rayKind.claimer). ok is false, with diags saying why, when any of it cannot be had.
+// ServiceAccounts it names checked, that of its history_server made, and its slices claimed for it
+// (claims naming claimer, rayKind.claimer). ok is false, with diags saying why, when any of it cannot be had.
 func (b *resourceBase) prepareRayApply(ctx context.Context, m rayConfigModel, claimer, action string, diags *diag.Diagnostics) (
 	client *gke.Client, k *kube.Client, spec kube.RayClusterSpec, groups []resolvedGroup, ok bool) {
 	if client = b.client(ctx, action, diags); client == nil {
@@ -40,6 +40,7 @@ func (b *resourceBase) prepareRayApply(ctx context.Context, m rayConfigModel, cl
 		return fail()
 	}
 	checkServiceAccounts(ctx, k, spec, action, diags)
+	applyHistoryAccount(ctx, k, spec, claimer, action, diags)
 	if diags.HasError() {
 		return fail()
 	}
@@ -79,6 +80,7 @@ func importRayConfig(ctx context.Context, annotations map[string]string, kind ra
 		return false
 	}
 	diags.Append(applyRayConfig(ctx, cfg, m)...)
+	diags.Append(importHistoryServer(ctx, annotations, m)...)
 	out.Ray = rayNamesObject(m.RayVersion)
 	return true
 }

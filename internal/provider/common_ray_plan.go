@@ -43,6 +43,7 @@ func validateRayConfig(ctx context.Context, m rayConfigModel, diags *diag.Diagno
 			validateHeadService(ctx, h, diags)
 		}
 	}
+	validateHistoryServer(ctx, m, diags)
 	if m.WorkerGroups.IsNull() || m.WorkerGroups.IsUnknown() {
 		return
 	}
@@ -145,6 +146,7 @@ func planRayOutputs(ctx context.Context, config tfsdk.Config, plan *rayConfigMod
 		}
 	}
 	out.Ray = rayNamesObject(plan.RayVersion)
+	planHistoryServer(ctx, plan, diags)
 	if !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
 		svc, dash, client := rayAddresses(plan.Namespace.ValueString(), plan.Name.ValueString())
 		out.HeadService, out.DashboardAddress, out.ClientAddress = types.StringValue(svc), types.StringValue(dash), types.StringValue(client)

@@ -34,6 +34,7 @@ type rayConfigModel struct {
 	Image         types.String `tfsdk:"image"`
 	Head          types.Object `tfsdk:"head"`
 	WorkerGroups  types.List   `tfsdk:"worker_groups"`
+	HistoryServer types.Object `tfsdk:"history_server"`
 }
 
 // rayOutputsModel is what is reported of the RayCluster that runs.
@@ -153,6 +154,8 @@ func rayConfigAttributes(k rayKind) map[string]schema.Attribute {
 		},
 		"head":          rayHeadSchema(),
 		"worker_groups": rayWorkerGroupsSchema(),
+		// Archiving the runs (common_ray_history.go).
+		"history_server": rayHistorySchema(k),
 	}
 }
 

@@ -21,7 +21,8 @@ import (
 //  3. releases the slices of prior (the state before an update) that no group has any more;
 //  4. replaces the Pods KubeRay keeps from an older template (ray_cluster_rollout.go): KubeRay v1.5
 //     does not roll a template change out; and the head Service, which it never changes;
-//  5. waits until every Pod runs on whole slices.
+//  5. waits until every Pod runs on whole slices;
+//  6. deletes the service accounts of a history_server no Pod runs as any more (common_ray_history.go).
 //
 // It returns false when it failed before the RayCluster was applied.
 func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterModel, verb string, diags *diag.Diagnostics) bool {
@@ -91,6 +92,9 @@ func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterMode
 	}
 	m.InSync = types.BoolValue(true)
 	r.observe(ctx, k, w, m, applied, action, diags)
+	if !diags.HasError() {
+		releaseHistoryAccounts(ctx, k, m.rayConfigModel, rayClusterKind, true, action, diags)
+	}
 	return true
 }
 

@@ -105,6 +105,7 @@ func resolveRayConfig(ctx context.Context, client *gke.Client, m rayConfigModel,
 	for _, g := range groups {
 		spec.Groups = append(spec.Groups, g.RayWorkerGroup)
 	}
+	addHistoryServer(ctx, m, &spec)
 	return spec, groups
 }
 

@@ -152,6 +152,7 @@ func (r *rayClusterResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	releaseClaims(ctx, client, state.rayConfigModel, rayClusterKind, action, &resp.Diagnostics)
+	releaseHistoryAccounts(ctx, k, state.rayConfigModel, rayClusterKind, false, action, &resp.Diagnostics)
 }
 
 // ImportState takes {cluster_id}/rayClusters/{namespace}/{name}, {cluster_id}/{namespace}/{name},

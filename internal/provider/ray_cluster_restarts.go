@@ -54,7 +54,7 @@ func plannedRestarts(ctx context.Context, prior, next rayConfigModel) restartPla
 		b, _ := json.Marshal([]any{c.RayVersion, c.PythonVersion, c.Image, c.HeadOmitted, h})
 		return string(b)
 	}
-	out.everything = head(before) != head(after)
+	out.everything = head(before) != head(after) || historyChanged(ctx, prior, next)
 	old := map[string]rayGroupConfig{}
 	for _, g := range before.Groups {
 		old[g.Name] = g
@@ -96,7 +96,7 @@ func plannedRestarts(ctx context.Context, prior, next rayConfigModel) restartPla
 func (r restartPlan) warn(diags *diag.Diagnostics) {
 	var what []string
 	if r.everything {
-		what = append(what, "the head and every worker Pod restart (ray_version, python_version, image or the head changes; "+
+		what = append(what, "the head and every worker Pod restart (ray_version, python_version, image, history_server or the head changes; "+
 			"a Ray cluster without GCS fault tolerance does not outlive its head)")
 	}
 	for _, g := range sortedKeys(r.groups) {

@@ -19,8 +19,8 @@ import (
 // all the Pods of one slice go together, and KubeRay makes the replica again on one slice.
 //
 // Which changes restart which Pods (the resource's page says the same):
-//   - ray_version, python_version, image and anything of the head: the head and every worker, as a
-//     Ray cluster without GCS fault tolerance does not outlive its head;
+//   - ray_version, python_version, image, history_server and anything of the head: the head and
+//     every worker, as a Ray cluster without GCS fault tolerance does not outlive its head;
 //   - a worker group's cpu, memory, ray_start_params, Pod settings, or its slices' shape (a slice
 //     replaced by another shape): every replica of that group;
 //   - a slice removed from a group: the replica on it; a slice added: a new replica; and in a group
@@ -153,6 +153,9 @@ func inSync(ctx context.Context, k *kube.Client, rc *rayv1.RayCluster, spec kube
 	}
 	if specHash(want.Spec) != specHash(rc.Spec) {
 		return false, "the RayCluster differs from what its configuration and slices ask for (changed outside Terraform, or a slice of another shape)"
+	}
+	if ok, why := historyAccountInSync(ctx, k, spec, spec.Name); !ok {
+		return false, why
 	}
 	switch current, err := k.HeadServiceCurrent(ctx, rc); {
 	case err != nil:

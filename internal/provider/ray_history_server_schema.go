@@ -52,6 +52,12 @@ var (
 	googleServiceAccountPattern = regexp.MustCompile(`^[a-z0-9][-a-z0-9]*@[a-z0-9][-a-z0-9.]*\.gserviceaccount\.com$`)
 )
 
+const (
+	bucketNameMessage = "must be a Cloud Storage bucket name, such as my-ray-history: 3 to 222 lower-case letters, digits, dashes, " +
+		"underscores and dots, without the gs:// prefix"
+	googleServiceAccountMessage = "must be a Google service account email, such as history@my-project.iam.gserviceaccount.com"
+)
+
 func (r *rayHistoryServerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	computed := func(d string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: d, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
@@ -80,17 +86,14 @@ func (r *rayHistoryServerResource) Schema(ctx context.Context, _ resource.Schema
 			"bucket": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Name of the Cloud Storage bucket the RayClusters' collectors write to (`my-ray-history`, not `gs://my-ray-history`).",
-				Validators: []validator.String{stringvalidator.RegexMatches(bucketNamePattern,
-					"must be a Cloud Storage bucket name, such as my-ray-history: 3 to 222 lower-case letters, digits, dashes, underscores "+
-						"and dots, without the gs:// prefix")},
+				Validators:          []validator.String{stringvalidator.RegexMatches(bucketNamePattern, bucketNameMessage)},
 			},
 			"google_service_account": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "Email of the Google service account the server reads the bucket as, through Workload Identity " +
 					"(`iam.gke.io/gcp-service-account` on its Kubernetes service account). Grant it `roles/storage.objectViewer` on the " +
 					"bucket and `roles/iam.workloadIdentityUser` to `serviceAccount:{project}.svc.id.goog[{namespace}/{name}]`.",
-				Validators: []validator.String{stringvalidator.RegexMatches(googleServiceAccountPattern,
-					"must be a Google service account email, such as history@my-project.iam.gserviceaccount.com")},
+				Validators: []validator.String{stringvalidator.RegexMatches(googleServiceAccountPattern, googleServiceAccountMessage)},
 			},
 			"image":                      optional(defaultHistoryServerImage, "History Server image, pinned to a KubeRay release."),
 			"cpu":                        optional(defaultHistoryServerCPU, "CPU the server requests.", quantityValidator{}),

@@ -65,6 +65,9 @@ func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceMode
 	if r.observe(ctx, k, w, m, applied, groups, want, action, diags) && upgrade {
 		r.finishUpgrade(ctx, client, k, &rest, m, prior, action, diags)
 	}
+	if !diags.HasError() {
+		releaseHistoryAccounts(ctx, k, m.rayConfigModel, rayServiceKind, true, action, diags)
+	}
 	return true
 }
 

@@ -23,14 +23,15 @@ func (r *rayServiceResource) ValidateConfig(ctx context.Context, req resource.Va
 // rayClusterConfigPaths are the attributes that the RayService's rayClusterConfig is made of.
 var rayClusterConfigPaths = []path.Path{
 	path.Root("ray_version"), path.Root("python_version"), path.Root("image"), path.Root("head"), path.Root("worker_groups"),
+	path.Root("history_server"),
 }
 
 // clusterConfigReplacement: with upgrade_strategy Recreate, a change of the rayClusterConfig
 // replaces the RayService (ray_service_upgrade.go says what NewCluster does instead).
 var clusterConfigReplacement = PlanReplacement{
 	Attributes: rayClusterConfigPaths,
-	When: "with `upgrade_strategy = \"Recreate\"`, on any change of what the RayCluster is made of (its Ray version, image, head " +
-		"or worker groups), with downtime between the two RayClusters; with `NewCluster` (the default) such a change is an update " +
+	When: "with `upgrade_strategy = \"Recreate\"`, on any change of what the RayCluster is made of (its Ray version, image, head, " +
+		"worker groups or history server), with downtime between the two RayClusters; with `NewCluster` (the default) such a change is an update " +
 		"that brings up a second RayCluster on free slices",
 }
 
@@ -106,7 +107,7 @@ func (r *rayServiceResource) ModifyPlan(ctx context.Context, req resource.Modify
 // state's (an unknown one, such as the id of a slice being replaced, is a change).
 func clusterConfigChanges(plan, state rayConfigModel) []path.Path {
 	values := func(m rayConfigModel) []attr.Value {
-		return []attr.Value{m.RayVersion, m.PythonVersion, m.Image, m.Head, m.WorkerGroups}
+		return []attr.Value{m.RayVersion, m.PythonVersion, m.Image, m.Head, m.WorkerGroups, m.HistoryServer}
 	}
 	planned, was := values(plan), values(state)
 	var out []path.Path

@@ -67,6 +67,9 @@ func rayServiceInSync(ctx context.Context, k *kube.Client, rs *rayv1.RayService,
 	if specHash(stored.Spec) != specHash(rs.Spec) {
 		return false, "the RayService differs from what its configuration and slices ask for (changed outside Terraform)"
 	}
+	if ok, why := historyAccountInSync(ctx, k, want.RayClusterSpec, kube.RayServiceClaimer(want.Name)); !ok {
+		return false, why
+	}
 	if pending := rs.Status.PendingServiceStatus.RayClusterName; pending != "" && rs.Status.ActiveServiceStatus.RayClusterName != "" {
 		return false, fmt.Sprintf("KubeRay is bringing up a second RayCluster, %s, beside %s", pending, rs.Status.ActiveServiceStatus.RayClusterName)
 	}

@@ -140,6 +140,7 @@ func (r *rayServiceResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	releaseClaims(ctx, client, state.rayConfigModel, rayServiceKind, action, &resp.Diagnostics)
+	releaseHistoryAccounts(ctx, k, state.rayConfigModel, rayServiceKind, false, action, &resp.Diagnostics)
 }
 
 // ImportState takes the forms of raytpu_ray_cluster's import ids, with rayServices:

@@ -64,7 +64,7 @@ func (r *rayServiceResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"upgrade_strategy": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(upgradeNewCluster),
 				MarkdownDescription: "How a change of what the RayCluster is made of (`ray_version`, `python_version`, `image`, `head`, " +
-					"`worker_groups`) is applied. `NewCluster` (default): KubeRay's zero-downtime upgrade, which brings up a second " +
+					"`worker_groups`, `history_server`) is applied. `NewCluster` (default): KubeRay's zero-downtime upgrade, which brings up a second " +
 					"RayCluster beside the one that serves and moves the Serve traffic to it once every application runs there; the " +
 					"plan refuses it, with the options, when a worker group's slices are held by the RayCluster that serves, and says " +
 					"which slices it brings up otherwise. `Recreate`: the RayService is replaced, with downtime between the two " +
