@@ -45,6 +45,9 @@ type RayServiceSpec struct {
 	// Upgrade lets KubeRay bring up a second RayCluster for a changed rayClusterConfig (upgrade
 	// strategy NewCluster), for as long as an upgrade that has the slices for it takes.
 	Upgrade bool
+	// DeletionDelaySeconds is how long KubeRay keeps the RayCluster an upgrade replaced before it
+	// deletes it (spec.rayClusterDeletionDelaySeconds; KubeRay's default is 60).
+	DeletionDelaySeconds int32
 }
 
 // RayServiceObject renders s with KubeRay's Go types; its rayClusterConfig is what RayClusterObject
@@ -68,10 +71,11 @@ func RayServiceObject(s RayServiceSpec) (*rayv1.RayService, error) {
 		TypeMeta:   metav1.TypeMeta{APIVersion: rayv1.GroupVersion.String(), Kind: RayServiceKind},
 		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, Annotations: s.Annotations},
 		Spec: rayv1.RayServiceSpec{
-			ServeConfigV2:   s.ServeConfigV2,
-			RayClusterSpec:  spec,
-			UpgradeStrategy: &rayv1.RayServiceUpgradeStrategy{Type: &strategy},
-			ServeService:    serveService(spec.HeadGroupSpec.HeadService),
+			ServeConfigV2:                  s.ServeConfigV2,
+			RayClusterSpec:                 spec,
+			UpgradeStrategy:                &rayv1.RayServiceUpgradeStrategy{Type: &strategy},
+			ServeService:                   serveService(spec.HeadGroupSpec.HeadService),
+			RayClusterDeletionDelaySeconds: &s.DeletionDelaySeconds,
 		},
 	}, nil
 }

@@ -23,7 +23,8 @@ func testRayServiceSpec() RayServiceSpec {
 			}},
 			Annotations: map[string]string{"raytpu.dev/config": "{}"},
 		},
-		ServeConfigV2: "applications:\n- name: llm\n  import_path: serve_llm:app\n",
+		ServeConfigV2:        "applications:\n- name: llm\n  import_path: serve_llm:app\n",
+		DeletionDelaySeconds: 7,
 	}
 }
 
@@ -48,6 +49,9 @@ func TestRayServiceObjectHasTheRayClustersSpec(t *testing.T) {
 	}
 	if u := rs.Spec.UpgradeStrategy; u == nil || u.Type == nil || *u.Type != rayv1.None {
 		t.Errorf("upgrade strategy %+v, want type None", u)
+	}
+	if d := rs.Spec.RayClusterDeletionDelaySeconds; d == nil || *d != s.DeletionDelaySeconds {
+		t.Errorf("rayClusterDeletionDelaySeconds %v, want %d", d, s.DeletionDelaySeconds)
 	}
 	s.Upgrade = true
 	if upgrading, err := RayServiceObject(s); err != nil || *upgrading.Spec.UpgradeStrategy.Type != rayv1.NewCluster {

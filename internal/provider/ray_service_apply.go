@@ -38,7 +38,7 @@ func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceMode
 	}
 	defer k.Close()
 	upgrade := prior != nil && len(clusterConfigChanges(m.rayConfigModel, prior.rayConfigModel)) > 0
-	rest := kube.RayServiceSpec{RayClusterSpec: spec, ServeConfigV2: m.ServeConfigV2.ValueString()}
+	rest := kube.RayServiceSpec{RayClusterSpec: spec, ServeConfigV2: m.ServeConfigV2.ValueString(), DeletionDelaySeconds: int32(m.DeletionDelay.ValueInt64())}
 	upgrading := rest
 	upgrading.Upgrade = upgrade
 	obj, err := kube.RayServiceObject(upgrading)

@@ -27,7 +27,8 @@ func (r *rayServiceResource) readInto(ctx context.Context, client *gke.Client, k
 	if !resolving.HasError() {
 		state.GroupSettings = groupSettings(groups, cluster, state.RayVersion.ValueString())
 	}
-	ok, why := rayServiceInSync(ctx, k, rs, kube.RayServiceSpec{RayClusterSpec: spec, ServeConfigV2: state.ServeConfigV2.ValueString()}, groups, resolving)
+	ok, why := rayServiceInSync(ctx, k, rs, kube.RayServiceSpec{RayClusterSpec: spec, ServeConfigV2: state.ServeConfigV2.ValueString(),
+		DeletionDelaySeconds: int32(state.DeletionDelay.ValueInt64())}, groups, resolving)
 	if !ok {
 		diags.AddWarning("RayService Not As Configured", fmt.Sprintf("%s: %s. The next apply brings the RayService in line with the "+
 			"configuration and the slices.", action, why))

@@ -91,6 +91,10 @@ func (r *rayServiceResource) Read(ctx context.Context, req resource.ReadRequest,
 			return
 		}
 		state.ServeConfigV2 = types.StringValue(rs.Spec.ServeConfigV2)
+		state.DeletionDelay = types.Int64Value(defaultDeletionDelay)
+		if d := rs.Spec.RayClusterDeletionDelaySeconds; d != nil {
+			state.DeletionDelay = types.Int64Value(int64(*d))
+		}
 		state.setAddresses()
 	}
 	r.readInto(ctx, client, k, rs, &state, action, &resp.Diagnostics)

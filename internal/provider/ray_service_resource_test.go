@@ -179,12 +179,13 @@ func TestAccRayService_upgradeOnSpareSlices(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:            testAccRayServiceOn(cluster, slices, "a, b", testServeConfig("llm"), ""),
+				// The replaced RayCluster goes 5 s after the upgrade, not KubeRay's 60.
+				Config:            testAccRayServiceOn(cluster, slices, "a, b", testServeConfig("llm"), "old_cluster_deletion_delay = 5"),
 				ConfigStateChecks: []statecheck.StateCheck{otherRayCluster.AddStateValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name"))},
 				Check:             placementOnSlicesOf(rayServiceAddress, "tpu", 2, "slice-a", "slice-b"),
 			},
 			{
-				Config: testAccRayServiceOn(cluster, slices, "c, d", testServeConfig("llm"), `ray_version = "2.55.1"`),
+				Config: testAccRayServiceOn(cluster, slices, "c, d", testServeConfig("llm"), "ray_version = \"2.55.1\"\nold_cluster_deletion_delay = 5"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(rayServiceAddress, plancheck.ResourceActionUpdate),
 					plancheck.ExpectUnknownValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name")),
@@ -192,6 +193,7 @@ func TestAccRayService_upgradeOnSpareSlices(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					at(rayServiceAddress, "status", knownvalue.StringExact("Running")),
 					at(rayServiceAddress, "healthy", knownvalue.Bool(true)),
+					at(rayServiceAddress, "old_cluster_deletion_delay", knownvalue.Int64Exact(5)),
 					at(rayServiceAddress, "applications", knownvalue.MapExact(map[string]knownvalue.Check{"llm": knownvalue.StringExact("RUNNING")})),
 					otherRayCluster.AddStateValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name")),
 				},

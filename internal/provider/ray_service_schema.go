@@ -4,9 +4,11 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -19,6 +21,7 @@ type rayServiceModel struct {
 	rayConfigModel
 	ServeConfigV2   types.String `tfsdk:"serve_config_v2"`
 	UpgradeStrategy types.String `tfsdk:"upgrade_strategy"`
+	DeletionDelay   types.Int64  `tfsdk:"old_cluster_deletion_delay"`
 	rayOutputsModel
 	ServeService   types.String   `tfsdk:"serve_service"`
 	ServeAddress   types.String   `tfsdk:"serve_address"`
@@ -26,6 +29,10 @@ type rayServiceModel struct {
 	Applications   types.Map      `tfsdk:"applications"`
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
 }
+
+// defaultDeletionDelay is KubeRay's default rayClusterDeletionDelaySeconds (ray-operator v1.5.0
+// rayservice_types.go).
+const defaultDeletionDelay = 60
 
 // The values of upgrade_strategy.
 const (
@@ -71,6 +78,13 @@ func (r *rayServiceResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"RayClusters, on the same slices. raytpu's own setting: the RayService lets KubeRay bring up a second RayCluster " +
 					"only while raytpu upgrades it.",
 				Validators: []validator.String{stringvalidator.OneOf(upgradeNewCluster, upgradeRecreate)},
+			},
+			"old_cluster_deletion_delay": schema.Int64Attribute{
+				Optional: true, Computed: true, Default: int64default.StaticInt64(defaultDeletionDelay),
+				MarkdownDescription: "Seconds KubeRay keeps the RayCluster an upgrade replaced, for requests in flight to finish, before it " +
+					"deletes it (`rayClusterDeletionDelaySeconds`). An upgrade's apply waits for it, and the old slices are released " +
+					"only then. Default `60`, KubeRay's.",
+				Validators: []validator.Int64{int64validator.Between(0, 3600)},
 			},
 			"serve_service": computedString("Name of the Kubernetes Service in front of the Serve applications (`<name>-serve-svc`, " +
 				"KubeRay's), which follows the RayCluster that serves."),
