@@ -281,13 +281,9 @@ func rayNamesObject(v types.String) types.Object {
 	if !known {
 		return types.ObjectUnknown(rayNamesAttrTypes)
 	}
-	args := make([]attr.Value, len(names.PlacementGroupArgs))
-	for i, a := range names.PlacementGroupArgs {
-		args[i] = types.StringValue(a)
-	}
 	return types.ObjectValueMust(rayNamesAttrTypes, map[string]attr.Value{
 		"table_version": types.StringValue(names.From.String()), "exact": types.BoolValue(exact),
-		"slice_placement_group_args": types.ListValueMust(types.StringType, args),
+		"slice_placement_group_args": stringListValue(names.PlacementGroupArgs),
 		"chips_per_vm":               types.BoolValue(names.ChipsPerVM), "single_host_slices": types.BoolValue(names.SingleHostSlices),
 		"source": types.StringValue(names.Source),
 	})

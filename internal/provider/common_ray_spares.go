@@ -45,7 +45,7 @@ func spareGroupSlices(ctx context.Context, client *gke.Client, group string, ids
 	if s == nil || shape == nil {
 		return spares
 	}
-	if s.Generation != shape.Generation || s.Topology != shape.Topology || s.ChipsPerHost() != shape.ChipsPerHost() {
+	if !sameGroupShape(shape, s) {
 		diags.AddAttributeError(p.AtName("spare_slices"), "Spare Slice Of Another Shape",
 			fmt.Sprintf("worker group %q: its spare slices are %s, but its slices are %s: a spare stands in for a failed slice, so "+
 				"it must be identical (one numOfHosts, node selector and chip count). List spares of the slices' shape.",
@@ -152,12 +152,4 @@ func sliceUsable(ctx context.Context, k *kube.Client, pool string, hosts int) bo
 		}
 	}
 	return true
-}
-
-func stringListValue(s []string) types.List {
-	vals := make([]attr.Value, len(s))
-	for i, v := range s {
-		vals[i] = types.StringValue(v)
-	}
-	return types.ListValueMust(types.StringType, vals)
 }

@@ -77,7 +77,7 @@ func sliceGroupShape(ctx context.Context, client *gke.Client, group string, ids 
 			failures = true
 			continue
 		}
-		if shape != nil && (shape.Generation != s.Generation || shape.Topology != s.Topology || shape.ChipsPerHost() != s.ChipsPerHost()) {
+		if shape != nil && !sameGroupShape(shape, s) {
 			diags.AddAttributeError(p, "Multislice Group Mixes Shapes",
 				fmt.Sprintf("slice %s is %s, but %s is %s: the slices of one worker group must be identical (one numOfHosts, node selector "+
 					"and chip count). Put slices of other shapes in their own worker group.", id.Name, describeSlice(s), shapeOf, describeSlice(shape)))
@@ -93,6 +93,12 @@ func sliceGroupShape(ctx context.Context, client *gke.Client, group string, ids 
 		return nil, nil
 	}
 	return shape, slices
+}
+
+// sameGroupShape reports whether two slices can be replicas of one worker group: one numOfHosts,
+// node selector and chip count.
+func sameGroupShape(a, b *tpu.Slice) bool {
+	return a.Generation == b.Generation && a.Topology == b.Topology && a.ChipsPerHost() == b.ChipsPerHost()
 }
 
 func describeSlice(s *tpu.Slice) string {

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -66,6 +67,15 @@ func validateHeadService(ctx context.Context, h rayHeadModel, diags *diag.Diagno
 		diags.AddAttributeError(p.AtName("load_balancer_source_ranges"), "Source Ranges Without A Load Balancer",
 			fmt.Sprintf("load_balancer_source_ranges applies to service_type \"LoadBalancer\" and \"InternalLoadBalancer\", not %q.", typ))
 	}
+}
+
+// stringListValue is a Terraform list of s, empty (not null) for an empty s: a computed list.
+func stringListValue(s []string) types.List {
+	vals := make([]attr.Value, len(s))
+	for i, v := range s {
+		vals[i] = types.StringValue(v)
+	}
+	return types.ListValueMust(types.StringType, vals)
 }
 
 // stringList is a Terraform list, null for an empty or absent Go slice (the attribute unset).
