@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
@@ -65,6 +66,17 @@ func (b *resourceBase) kubeOf(ctx context.Context, clusterID, action string, dia
 	}
 	k, gone = b.kubeFor(ctx, client, clusterID, false, action, diags)
 	return client, k, gone
+}
+
+// readKube is kubeOf for a Read: a cluster that is gone takes the resource out of the state. k is
+// nil when there is nothing more to read.
+func (b *resourceBase) readKube(ctx context.Context, clusterID, action string, resp *resource.ReadResponse) (client *gke.Client, k *kube.Client) {
+	client, k, gone := b.kubeOf(ctx, clusterID, action, &resp.Diagnostics)
+	if gone {
+		resp.State.RemoveResource(ctx)
+		return nil, nil
+	}
+	return client, k
 }
 
 // importRayConfig writes into m the configuration that raytpu kept in the annotations of the

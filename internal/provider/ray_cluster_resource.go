@@ -68,11 +68,7 @@ func (r *rayClusterResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	action := "reading raytpu_ray_cluster (" + state.ID.ValueString() + ")"
-	client, k, gone := r.kubeOf(ctx, state.ClusterID.ValueString(), action, &resp.Diagnostics)
-	if gone {
-		resp.State.RemoveResource(ctx)
-		return
-	}
+	client, k := r.readKube(ctx, state.ClusterID.ValueString(), action, resp)
 	if k == nil {
 		return
 	}

@@ -107,11 +107,7 @@ func (r *rayHistoryServerResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	action := "reading raytpu_ray_history_server (" + state.ID.ValueString() + ")"
-	_, k, gone := r.kubeOf(ctx, state.ClusterID.ValueString(), action, &resp.Diagnostics)
-	if gone {
-		resp.State.RemoveResource(ctx)
-		return
-	}
+	_, k := r.readKube(ctx, state.ClusterID.ValueString(), action, resp)
 	if k == nil {
 		return
 	}

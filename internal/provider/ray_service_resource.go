@@ -65,11 +65,7 @@ func (r *rayServiceResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	action := "reading raytpu_ray_service (" + state.ID.ValueString() + ")"
-	client, k, gone := r.kubeOf(ctx, state.ClusterID.ValueString(), action, &resp.Diagnostics)
-	if gone {
-		resp.State.RemoveResource(ctx)
-		return
-	}
+	client, k := r.readKube(ctx, state.ClusterID.ValueString(), action, resp)
 	if k == nil {
 		return
 	}
