@@ -29,8 +29,8 @@ func TestLostResponses(t *testing.T) {
 			if _, err := ctl.InjectFault(ctx, Fault{RPC: "CreateNodePool", Lost: lost, Times: 1, Hold: 30 * time.Second}); err != nil {
 				t.Fatal(err)
 			}
+			start := time.Now() // before the deadline is set, so the client's wait is at least 2s from here
 			callCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			start := time.Now()
 			_, err := c.CreateNodePool(callCtx, &containerpb.CreateNodePoolRequest{Parent: cluster, NodePool: tpuPool(name, "e2-standard-4", 1, nil)})
 			cancel()
 			switch lost {
@@ -60,16 +60,20 @@ func TestLostResponses(t *testing.T) {
 			_, err = c.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: cluster, NodePool: tpuPool(name, "e2-standard-4", 1, nil)})
 			wantGoogleError(t, err, 409, "ALREADY_EXISTS", "Already exists: "+cluster+"/nodePools/"+name)
 
-			reqs, err := ctl.Requests(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			// The server records a held request when it notices the client gone, which may be
+			// after the client has moved on.
+			var reqs []RequestRecord
 			found := false
-			for _, r := range reqs {
-				if r.RPC == "CreateNodePool" && r.Lost == lost {
-					found = true
-					if want := map[string]int{LostError: 503, LostReset: 0, LostTimeout: 0}[lost]; r.Status != want {
-						t.Fatalf("request log: status %d, want %d: %+v", r.Status, want, r)
+			for deadline := time.Now().Add(10 * time.Second); !found && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if reqs, err = ctl.Requests(ctx); err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range reqs {
+					if r.RPC == "CreateNodePool" && r.Lost == lost {
+						found = true
+						if want := map[string]int{LostError: 503, LostReset: 0, LostTimeout: 0}[lost]; r.Status != want {
+							t.Fatalf("request log: status %d, want %d: %+v", r.Status, want, r)
+						}
 					}
 				}
 			}
