@@ -465,8 +465,8 @@
 //   - gketpu and machines: GKE's TPU and machine type tables, each row with its source.
 //
 // The imports point one way: emulator -> rules -> apierr; rules -> gketpu, machines;
-// emulator -> kubeproc; emulator -> tpuwebhook -> gketpu; emulator -> nodeagent -> rules, apierr;
-// emulator -> clusterkube -> kubeproc, nodeagent; emulator -> rayproxy -> raydashboard, which
-// imports none of them.
-// `go list -deps ./internal/emulator/<package>` shows it.
+// emulator -> kubeproc; emulator -> tpuwebhook -> gketpu; emulator -> nodeagent -> rules, apierr,
+// gketpu; emulator -> clusterkube -> kubeproc, nodeagent; emulator -> rayproxy -> raydashboard,
+// which imports none of them. `go list -deps ./internal/emulator/<package>` shows it, and
+// TestImportsPointOneWay fails on an import outside it.
 package emulator
