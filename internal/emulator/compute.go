@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"net/http"
-	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -40,85 +39,11 @@ type computeRoute struct {
 	scope   string // "zones" or "regions"
 	where   string // the zone or the region
 	name    string // the resource or operation named, "" for a collection
+	run     computeHandler
 }
 
 func (r computeRoute) parent() string {
 	return "projects/" + r.project + "/" + r.scope + "/" + r.where
-}
-
-// parseComputeRoute maps a method and path to a Compute Engine method, with the paths of
-// google.golang.org/api/compute/v1: projects/{p}/zones/{z}/{instanceGroupManagers|machineTypes}[/{name}],
-// projects/{p}/regions/{r}/resourcePolicies[/{name}] and
-// projects/{p}/{zones|regions}/{z|r}/operations/{op}[/wait].
-func parseComputeRoute(method, path string) (computeRoute, *apierr.Error) {
-	notFound := func() (computeRoute, *apierr.Error) {
-		return computeRoute{}, apierr.NotFound("The requested URL %s was not found on this server.", path)
-	}
-	rest, ok := strings.CutPrefix(path, computePrefix)
-	if !ok {
-		return notFound()
-	}
-	seg := strings.Split(rest, "/")
-	if len(seg) < 5 || len(seg) > 7 || seg[0] != "projects" || (seg[2] != "zones" && seg[2] != "regions") {
-		return notFound()
-	}
-	for _, s := range seg {
-		if s == "" {
-			return notFound()
-		}
-	}
-	rt := computeRoute{project: seg[1], scope: seg[2], where: seg[3]}
-	zonal := rt.scope == "zones"
-	is := func(m, id string) bool {
-		if method == m {
-			rt.method = id
-			return true
-		}
-		return false
-	}
-	opMethods := "compute.regionOperations."
-	if zonal {
-		opMethods = "compute.zoneOperations."
-	}
-	coll := seg[4]
-	if len(seg) >= 6 {
-		rt.name = seg[5]
-	}
-	switch {
-	case len(seg) == 5 && zonal && coll == "instanceGroupManagers":
-		if is("GET", "compute.instanceGroupManagers.list") {
-			return rt, nil
-		}
-	case len(seg) == 6 && zonal && coll == "instanceGroupManagers":
-		if is("GET", "compute.instanceGroupManagers.get") {
-			return rt, nil
-		}
-	case len(seg) == 5 && zonal && coll == "machineTypes":
-		if is("GET", "compute.machineTypes.list") {
-			return rt, nil
-		}
-	case len(seg) == 6 && zonal && coll == "machineTypes":
-		if is("GET", "compute.machineTypes.get") {
-			return rt, nil
-		}
-	case len(seg) == 5 && !zonal && coll == "resourcePolicies":
-		if is("GET", "compute.resourcePolicies.list") || is("POST", "compute.resourcePolicies.insert") {
-			return rt, nil
-		}
-	case len(seg) == 6 && !zonal && coll == "resourcePolicies":
-		if is("GET", "compute.resourcePolicies.get") || is("DELETE", "compute.resourcePolicies.delete") {
-			return rt, nil
-		}
-	case len(seg) == 6 && coll == "operations":
-		if is("GET", opMethods+"get") {
-			return rt, nil
-		}
-	case len(seg) == 7 && coll == "operations" && seg[6] == "wait":
-		if is("POST", opMethods+"wait") {
-			return rt, nil
-		}
-	}
-	return notFound()
 }
 
 func (e *Emulator) serveCompute(w http.ResponseWriter, r *http.Request) {
@@ -128,7 +53,7 @@ func (e *Emulator) serveCompute(w http.ResponseWriter, r *http.Request) {
 		routeErr: rerr,
 		writeErr: writeComputeError,
 		run: func(ctx context.Context, body []byte) ([]byte, *apierr.Error) {
-			resp, aerr := e.dispatchCompute(ctx, rt, body)
+			resp, aerr := rt.run(e, ctx, rt, body)
 			if aerr != nil {
 				return nil, aerr
 			}
@@ -139,32 +64,6 @@ func (e *Emulator) serveCompute(w http.ResponseWriter, r *http.Request) {
 			return b, nil
 		},
 	})
-}
-
-func (e *Emulator) dispatchCompute(ctx context.Context, rt computeRoute, body []byte) (any, *apierr.Error) {
-	switch rt.method {
-	case "compute.instanceGroupManagers.list":
-		return e.listInstanceGroupManagers(rt), nil
-	case "compute.instanceGroupManagers.get":
-		return e.getInstanceGroupManager(rt)
-	case "compute.machineTypes.list":
-		return e.listMachineTypes(rt)
-	case "compute.machineTypes.get":
-		return e.getMachineType(rt)
-	case "compute.resourcePolicies.list":
-		return e.listResourcePolicies(rt), nil
-	case "compute.resourcePolicies.get":
-		return e.getResourcePolicy(rt)
-	case "compute.resourcePolicies.insert":
-		return e.insertResourcePolicy(rt, body)
-	case "compute.resourcePolicies.delete":
-		return e.deleteResourcePolicy(rt)
-	case "compute.zoneOperations.get", "compute.regionOperations.get":
-		return e.getComputeOperation(rt)
-	case "compute.zoneOperations.wait", "compute.regionOperations.wait":
-		return e.waitComputeOperation(ctx, rt)
-	}
-	return nil, apierr.New(codes.Unimplemented, "%s is not implemented", rt.method)
 }
 
 // computeURL is the URL of a Compute Engine resource at the emulator (Compute's selfLinks name

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -60,5 +61,31 @@ func TestNodeNames(t *testing.T) {
 	}
 	if _, ok := WorkerIndex("kind-worker"); ok {
 		t.Fatal("a foreign node name parsed")
+	}
+}
+
+// TestRouteTables: every row of each table is reached by a path of its shape, and no two rows
+// share a method, shape and verb (the later would hide the earlier).
+func TestRouteTables(t *testing.T) {
+	if len(gkeRouteIndex) != len(gkeRoutes) || len(computeRouteIndex) != len(computeRoutes) {
+		t.Fatalf("rows with the same method, shape and verb: GKE %d of %d, Compute %d of %d",
+			len(gkeRouteIndex), len(gkeRoutes), len(computeRouteIndex), len(computeRoutes))
+	}
+	for _, r := range gkeRoutes {
+		path := "/v1/projects/p/locations/l/" + strings.ReplaceAll(r.shape, "*", "x")
+		if r.verb != "" {
+			path += ":" + r.verb
+		}
+		rt, err := parseRoute(r.method, path)
+		if err != nil || rt.rpc != r.rpc || rt.run == nil {
+			t.Errorf("%s %s: got %q %v, want %s", r.method, path, rt.rpc, err, r.rpc)
+		}
+	}
+	for _, r := range computeRoutes {
+		path := computePrefix + "projects/p/" + strings.ReplaceAll(r.shape, "*", "x")
+		rt, err := parseComputeRoute(r.method, path)
+		if err != nil || rt.method != r.id || rt.run == nil {
+			t.Errorf("%s %s: got %q %v, want %s", r.method, path, rt.method, err, r.id)
+		}
 	}
 }
