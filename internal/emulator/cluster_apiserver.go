@@ -70,17 +70,15 @@ func (e *Emulator) startClusterAPIWith(ctx context.Context, c *cluster, dns bool
 		proxy.Close()
 		return err
 	}
+	// Attached before the cluster is checked, never under the emulator's lock: a Reset (or Close)
+	// that took the cluster away meanwhile either stops it or leaves it for the check to stop.
+	c.k8s.attach(runningAPI{api: api, pki: pki, kube: kube, dyn: dyn, dnsSNI: dns, rayProxy: proxy})
 	e.mu.Lock()
 	if e.st.clusters[c.Key] != c {
-		// Reset (or Close) took the cluster away while its kube-apiserver started.
 		e.mu.Unlock()
-		api.Stop()
-		proxy.Close()
+		c.stopAPIServer()
 		return fmt.Errorf("the cluster is gone")
 	}
-	c.apiMu.Lock()
-	c.api, c.pki, c.kube, c.dyn, c.dnsSNI, c.rayProxy = api, pki, kube, dyn, dns, proxy
-	c.apiMu.Unlock()
 	c.APIPort = api.Port()
 	refreshEndpoints(c.PB, api.Port())
 	c.PB.MasterAuth = &containerpb.MasterAuth{ClusterCaCertificate: base64.StdEncoding.EncodeToString(pki.CACertPEM)}
@@ -101,12 +99,7 @@ func (e *Emulator) removeClusterDir(c *cluster) {
 // startRayProxy starts the cluster's proxy to its Ray endpoints, for the kube-apiserver about to
 // start and the ray-operator its runtime will start.
 func (e *Emulator) startRayProxy(c *cluster) (*rayproxy.Proxy, error) {
-	c.apiMu.Lock()
-	if c.rayDash == nil {
-		c.rayDash = rayproxy.NewDashboards(e.rayDashboardConfig(c.Key))
-	}
-	dash := c.rayDash
-	c.apiMu.Unlock()
+	dash := c.k8s.dashboards(func() *rayproxy.Dashboards { return rayproxy.NewDashboards(e.rayDashboardConfig(c.Key)) })
 	return rayproxy.Start(rayproxy.Config{
 		Kube:       func() kubernetes.Interface { kube, _ := c.clients(); return kube },
 		Dashboards: dash,

@@ -13,26 +13,18 @@ import (
 // the add-on's part too. It does nothing if the runtime is armed already or the cluster's
 // kube-apiserver is not running.
 func (e *Emulator) startRuntime(c *cluster, ray bool) {
-	c.apiMu.Lock()
-	armed, api, pki, kube, dyn, proxy := c.runtime != nil, c.api, c.pki, c.kube, c.dyn, c.rayProxy
-	c.apiMu.Unlock()
-	if armed || kube == nil || e.bgCtx.Err() != nil {
+	armed, run := c.k8s.forRuntime()
+	if armed || run.kube == nil || e.bgCtx.Err() != nil {
 		return
 	}
 	r := clusterkube.New(e.bgCtx, clusterkube.Config{
-		Name: c.Key, Dir: c.dir, Kube: kube, Dyn: dyn,
-		APIPort: api.Port(), CACertPEM: pki.CACertPEM, Token: e.token,
-		Procs: e.procs, Bins: e.bins, Logf: e.logf, RayProxyEnv: proxy.Env(),
-		NodeAgent: func() nodeagent.Config { return e.nodeAgentConfig(c, kube) },
+		Name: c.Key, Dir: c.dir, Kube: run.kube, Dyn: run.dyn,
+		APIPort: run.api.Port(), CACertPEM: run.pki.CACertPEM, Token: e.token,
+		Procs: e.procs, Bins: e.bins, Logf: e.logf, RayProxyEnv: run.rayProxy.Env(),
+		NodeAgent: func() nodeagent.Config { return e.nodeAgentConfig(c, run.kube) },
 	})
-	// New ran without apiMu; another start, or the kube-apiserver's stop, may have come between.
-	c.apiMu.Lock()
-	current := c.runtime == nil && c.kube == kube
-	if current {
-		c.runtime = r
-	}
-	c.apiMu.Unlock()
-	if !current {
+	// New ran without the lock; another start, or the kube-apiserver's stop, may have come between.
+	if !c.k8s.keepRuntime(r, run.kube) {
 		r.Stop()
 		return
 	}
@@ -42,19 +34,11 @@ func (e *Emulator) startRuntime(c *cluster, ray bool) {
 }
 
 // runtimeOf is the cluster's runtime, nil while its kube-apiserver is not running.
-func (c *cluster) runtimeOf() *clusterkube.Runtime {
-	c.apiMu.Lock()
-	defer c.apiMu.Unlock()
-	return c.runtime
-}
+func (c *cluster) runtimeOf() *clusterkube.Runtime { return c.k8s.currentRuntime() }
 
 // stopRuntime stops whatever runs for the cluster and waits for it.
 func (c *cluster) stopRuntime() {
-	c.apiMu.Lock()
-	r := c.runtime
-	c.runtime = nil
-	c.apiMu.Unlock()
-	if r != nil {
+	if r := c.k8s.takeRuntime(); r != nil {
 		r.Stop()
 	}
 }

@@ -420,6 +420,13 @@
 // mutating requests (not GET) match a lost-response fault; a client's retry of a lost create
 // meets 409 ALREADY_EXISTS.
 //
+// # Locks
+//
+// The emulator's lock (Emulator.mu) guards GKE's and Compute Engine's state: clusters, node pools,
+// operations and resource policies. A cluster's Kubernetes side (clusterKube: its kube-apiserver,
+// the clients of it, its Ray proxy and dashboards, its runtime) has a lock of its own, which is
+// never taken while the emulator's is held; the control settings (controlState) have theirs.
+//
 // # Packages
 //
 // This package is the facade: what its callers use is its exported API. Parts of one concern live

@@ -255,10 +255,7 @@ func applyEndpointsUpdate(pb *containerpb.Cluster, u *containerpb.ClusterUpdate)
 // setDNSAccess restarts the cluster's kube-apiserver when the DNS endpoint's user traffic is
 // turned on or off, so that it serves (or stops serving) the DNS endpoint's certificate.
 func (e *Emulator) setDNSAccess(ctx context.Context, c *cluster, allow bool) *apierr.Error {
-	c.apiMu.Lock()
-	same := c.api != nil && c.dnsSNI == allow
-	c.apiMu.Unlock()
-	if same {
+	if running, dns := c.k8s.serving(); running && dns == allow {
 		return nil
 	}
 	c.stopAPIServer()

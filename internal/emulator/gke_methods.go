@@ -280,9 +280,7 @@ func (e *Emulator) startIPRotation(n resourceName, body []byte) (*containerpb.Op
 	e.persistLocked()
 	return e.startOperation(op, opWork{
 		run: func(ctx context.Context) *apierr.Error {
-			c.apiMu.Lock()
-			dns := c.dnsSNI
-			c.apiMu.Unlock()
+			_, dns := c.k8s.serving()
 			c.stopAPIServer()
 			e.mu.Lock()
 			c.APIPort = 0

@@ -10,9 +10,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
-	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/clusterkube"
-	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/kubeproc"
-	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rayproxy"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
 
@@ -61,17 +58,8 @@ type cluster struct {
 	dir     string
 	running map[string]*operation
 
-	apiMu sync.Mutex // guards api, kube, dyn, dnsSNI, runtime, rayProxy, rayDash
-	api   *kubeproc.APIServer
-	// rayProxy carries the running kube-apiserver's and ray-operator's requests to the cluster's
-	// Ray endpoints; rayDash, its RayClusters' dashboards, outlives kube-apiserver restarts.
-	rayProxy *rayproxy.Proxy
-	rayDash  *rayproxy.Dashboards
-	// dnsSNI says whether the running kube-apiserver serves the DNS endpoint's certificate.
-	dnsSNI bool
-	pki    *kubeproc.PKI
-	kube   kubernetes.Interface
-	dyn    dynamic.Interface
+	// k8s is the cluster's Kubernetes side, with its own lock.
+	k8s clusterKube
 
 	// rayTarget is the state of the KubeRay CRDs the last add-on change asked for.
 	rayTarget bool
@@ -81,9 +69,6 @@ type cluster struct {
 	// rayMu serialises the add-on's installs and removals: a removal still stopping the Ray stack
 	// must not delete the CRDs that a later install has just created.
 	rayMu sync.Mutex
-	// runtime runs what acts on the cluster's objects beside its kube-apiserver
-	// (package clusterkube); guarded by apiMu.
-	runtime *clusterkube.Runtime
 }
 
 func (c *cluster) pool(name string) *rules.NodePool {
@@ -120,21 +105,14 @@ func (c *cluster) rayEnabled() bool {
 func (c *cluster) stopAPIServer() {
 	// The components that talk to the kube-apiserver go first.
 	c.stopRuntime()
-	c.apiMu.Lock()
-	api, proxy := c.api, c.rayProxy
-	c.api, c.kube, c.dyn, c.rayProxy = nil, nil, nil, nil
-	c.apiMu.Unlock()
+	api, proxy := c.k8s.detach()
 	api.Stop()
 	if proxy != nil {
 		proxy.Close()
 	}
 }
 
-func (c *cluster) clients() (kubernetes.Interface, dynamic.Interface) {
-	c.apiMu.Lock()
-	defer c.apiMu.Unlock()
-	return c.kube, c.dyn
-}
+func (c *cluster) clients() (kubernetes.Interface, dynamic.Interface) { return c.k8s.clients() }
 
 // operation is one GKE operation.
 type operation struct {
