@@ -52,7 +52,7 @@ const (
 )
 
 // ErrHistoryServerNotFound is returned (wrapped) when the History Server's Deployment is gone.
-var ErrHistoryServerNotFound = errors.New("History Server not found")
+var ErrHistoryServerNotFound = errors.New("the History Server is not found")
 
 // historyServerReaderRole is the ClusterRole (cluster-wide, so named after the namespace too)
 // that lets the server read RayClusters.

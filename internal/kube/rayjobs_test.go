@@ -140,8 +140,12 @@ func TestRayJobThroughTheServiceProxy(t *testing.T) {
 		}
 		f.advance(1500 * time.Millisecond)
 	}
-	if ran := f.ran(); len(ran) != 1 || ran[0].Entrypoint != "python train.py" || ran[0].Metadata["by"] != "raytpu" ||
-		ran[0].RuntimeEnv["env_vars"].(map[string]any)["A"] != "1" {
+	ran := f.ran()
+	var envVars map[string]any
+	if len(ran) == 1 {
+		envVars, _ = ran[0].RuntimeEnv["env_vars"].(map[string]any)
+	}
+	if len(ran) != 1 || ran[0].Entrypoint != "python train.py" || ran[0].Metadata["by"] != "raytpu" || envVars["A"] != "1" {
 		t.Errorf("the dashboard ran %+v, not the job as submitted", ran)
 	}
 

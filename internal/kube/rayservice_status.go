@@ -93,7 +93,7 @@ func ServeProgress(rs *rayv1.RayService, want ServeWant, observed time.Duration)
 			}
 		}
 	}
-	if !trusted || rs.Status.ServiceStatus != rayv1.Running || ready == nil || ready.Status != metav1.ConditionTrue ||
+	if !trusted || ready == nil || ready.Status != metav1.ConditionTrue ||
 		active == "" || pending != "" || (want.Cluster != "" && active != want.Cluster) {
 		return false, nil
 	}

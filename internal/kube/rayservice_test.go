@@ -108,7 +108,7 @@ func TestServeProgress(t *testing.T) {
 	serving := func(mod func(*rayv1.RayService)) *rayv1.RayService {
 		rs := &rayv1.RayService{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "serve", Generation: 2}}
 		rs.Status = rayv1.RayServiceStatuses{
-			ObservedGeneration: 2, ServiceStatus: rayv1.Running, Conditions: []metav1.Condition{ready},
+			ObservedGeneration: 2, Conditions: []metav1.Condition{ready},
 			ActiveServiceStatus: rayv1.RayServiceStatus{RayClusterName: "serve-abcde", Applications: map[string]rayv1.AppStatus{
 				"llm": app("RUNNING", ""), "embed": app("RUNNING", ""),
 			}},
@@ -133,7 +133,6 @@ func TestServeProgress(t *testing.T) {
 		{name: "not yet", rs: nil, want: want},
 		{name: "older generation", rs: serving(func(rs *rayv1.RayService) { rs.Status.ObservedGeneration = 1 }), want: want},
 		{name: "not ready", rs: serving(func(rs *rayv1.RayService) {
-			rs.Status.ServiceStatus = rayv1.NotRunning
 			rs.Status.Conditions[0].Status = metav1.ConditionFalse
 		}), want: want},
 		{name: "an application deploying", rs: serving(func(rs *rayv1.RayService) {

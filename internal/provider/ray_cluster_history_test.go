@@ -59,7 +59,6 @@ func historyBlock(more string) string {
 func TestAccRayCluster_historyServer(t *testing.T) {
 	t.Parallel()
 	cluster := "acc-history-block"
-	writer := "ray-writer@" + testProject + ".iam.gserviceaccount.com"
 	seen := &podRecord{}
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -69,12 +68,12 @@ func TestAccRayCluster_historyServer(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(
 					historyServerRuns(t, cluster, "ray-runs"),
 					collectorsOn(t, cluster, rayClusterAddress, "tpu-ray-history", "ray-runs"),
-					serviceAccountBound(t, cluster, "tpu-ray-history", writer),
+					serviceAccountBound(t, cluster, "tpu-ray-history"),
 					seen.record(t, cluster),
 				),
 				ConfigStateChecks: []statecheck.StateCheck{
 					at(rayClusterAddress, "history_server", knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"bucket": knownvalue.StringExact("ray-runs"), "google_service_account": knownvalue.StringExact(writer),
+						"bucket": knownvalue.StringExact("ray-runs"), "google_service_account": knownvalue.StringExact(historyWriter),
 						"collector_image":            knownvalue.StringExact("quay.io/kuberay/collector:v1.7.0"),
 						"kubernetes_service_account": knownvalue.StringExact("tpu-ray-history"),
 					})),
@@ -100,7 +99,7 @@ func TestAccRayCluster_historyServer(t *testing.T) {
 					plancheck.ExpectResourceAction(rayClusterAddress, plancheck.ResourceActionUpdate),
 				}},
 				Check: resource.ComposeTestCheckFunc(
-					serviceAccountBound(t, cluster, "tpu-ray-history", writer),
+					serviceAccountBound(t, cluster, "tpu-ray-history"),
 					seen.restarted(t, cluster),
 				),
 			},
@@ -124,7 +123,7 @@ func TestAccRayCluster_historyServer(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(
 					seen.restarted(t, cluster, "head", "one"),
 					collectorsOn(t, cluster, rayClusterAddress, "ray-writer", "ray-runs"),
-					serviceAccountBound(t, cluster, "ray-writer", writer),
+					serviceAccountBound(t, cluster, "ray-writer"),
 				),
 			},
 			{
@@ -140,7 +139,6 @@ func TestAccRayCluster_historyServer(t *testing.T) {
 func TestAccRayService_historyServer(t *testing.T) {
 	t.Parallel()
 	cluster := "acc-history-service"
-	writer := "ray-writer@" + testProject + ".iam.gserviceaccount.com"
 	config := func(more string) string {
 		return testAccRayServiceOn(cluster, v6eSlice("one", "2x2", ""), "one", testServeConfig("chat"), more)
 	}
@@ -151,10 +149,10 @@ func TestAccRayService_historyServer(t *testing.T) {
 				Config: config(fmt.Sprintf(`history_server = {
     bucket                 = "ray-runs"
     google_service_account = %q
-  }`, writer)),
+  }`, historyWriter)),
 				Check: resource.ComposeTestCheckFunc(
 					collectorsOn(t, cluster, rayServiceAddress, "llm-ray-history", "ray-runs"),
-					serviceAccountBound(t, cluster, "llm-ray-history", writer),
+					serviceAccountBound(t, cluster, "llm-ray-history"),
 					resource.TestCheckResourceAttr(rayServiceAddress, "healthy", "true"),
 				),
 			},
@@ -280,14 +278,18 @@ func collectorsOn(t *testing.T, cluster, address, account, bucket string) resour
 	}
 }
 
-func serviceAccountBound(t *testing.T, cluster, name, google string) resource.TestCheckFunc {
+// historyWriter is the Google service account of historyBlock.
+const historyWriter = "ray-writer@" + testProject + ".iam.gserviceaccount.com"
+
+// serviceAccountBound checks that the Kubernetes service account name is bound to historyWriter.
+func serviceAccountBound(t *testing.T, cluster, name string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		sa, err := testClientset(t, cluster).CoreV1().ServiceAccounts("default").Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		if got := sa.Annotations["iam.gke.io/gcp-service-account"]; got != google {
-			return fmt.Errorf("ServiceAccount %s is bound to %q, want %q", name, got, google)
+		if got := sa.Annotations["iam.gke.io/gcp-service-account"]; got != historyWriter {
+			return fmt.Errorf("ServiceAccount %s is bound to %q, want %q", name, got, historyWriter)
 		}
 		return nil
 	}

@@ -170,9 +170,11 @@ type progressRecorder struct {
 }
 
 // actionProviderServer is what the provider's server implements of Terraform's protocol.
+// terraform-plugin-go v0.31 has the action and list methods only in these interfaces, which it
+// marks deprecated for the day they join ProviderServer.
 type actionProviderServer interface {
-	tfprotov6.ProviderServerWithActions
-	tfprotov6.ProviderServerWithListResource
+	tfprotov6.ProviderServerWithActions      //nolint:staticcheck // see above
+	tfprotov6.ProviderServerWithListResource //nolint:staticcheck // see above
 }
 
 type recordingServer struct {
@@ -187,7 +189,11 @@ func (p *progressRecorder) factories() map[string]func() (tfprotov6.ProviderServ
 			if err != nil {
 				return nil, err
 			}
-			return recordingServer{s.(actionProviderServer), p}, nil
+			srv, ok := s.(actionProviderServer)
+			if !ok {
+				return nil, fmt.Errorf("the provider's server %T serves no actions or list resources", s)
+			}
+			return recordingServer{srv, p}, nil
 		},
 	}
 }

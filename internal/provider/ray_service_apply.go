@@ -129,7 +129,8 @@ func (m *rayServiceModel) setServeStatus(rs *rayv1.RayService, podsHealthy bool)
 	status := ""
 	serving := false
 	if rs != nil {
-		apps, status = kube.ActiveApplications(rs), string(rs.Status.ServiceStatus)
+		// status is documented as KubeRay's status.serviceStatus, which KubeRay still sets.
+		apps, status = kube.ActiveApplications(rs), string(rs.Status.ServiceStatus) //nolint:staticcheck // see above
 		serving, _ = kube.ServeProgress(rs, kube.ServeWant{Generation: rs.Generation, Applications: serveApplicationNames(m.ServeConfigV2.ValueString()),
 			Cluster: m.RayClusterName.ValueString()}, 0)
 	}

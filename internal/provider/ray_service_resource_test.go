@@ -92,7 +92,7 @@ func TestAccRayService_servesOnSlicesUpdatesInPlaceImportDrift(t *testing.T) {
 				},
 				Check: resource.ComposeTestCheckFunc(
 					placementOnSlicesOf(rayServiceAddress, "tpu", 4, "slice-a", "slice-b"),
-					rayServiceClusters(t, cluster, "llm", 1),
+					oneRayServiceCluster(t, cluster),
 				),
 			},
 			{
@@ -109,7 +109,7 @@ func TestAccRayService_servesOnSlicesUpdatesInPlaceImportDrift(t *testing.T) {
 					at(rayServiceAddress, "healthy", knownvalue.Bool(true)),
 					sameRayCluster.AddStateValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name")),
 				},
-				Check: rayServiceClusters(t, cluster, "llm", 1),
+				Check: oneRayServiceCluster(t, cluster),
 			},
 			{
 				// What the RayCluster is made of changes on the slices the RayCluster that serves holds:
@@ -149,7 +149,7 @@ func TestAccRayService_servesOnSlicesUpdatesInPlaceImportDrift(t *testing.T) {
 					at(rayServiceAddress, "healthy", knownvalue.Bool(true)),
 					sameRayCluster.AddStateValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name")),
 				},
-				Check: rayServiceClusters(t, cluster, "llm", 1),
+				Check: oneRayServiceCluster(t, cluster),
 			},
 			{
 				// Deleted outside Terraform: removed from state, then created again.
@@ -199,7 +199,7 @@ func TestAccRayService_upgradeOnSpareSlices(t *testing.T) {
 				},
 				Check: resource.ComposeTestCheckFunc(
 					placementOnSlicesOf(rayServiceAddress, "tpu", 2, "slice-c", "slice-d"),
-					rayServiceClusters(t, cluster, "llm", 1),
+					oneRayServiceCluster(t, cluster),
 					sliceClaimedBy(cluster, "slice-a", "", ""), sliceClaimedBy(cluster, "slice-b", "", ""),
 					sliceClaimedBy(cluster, "slice-c", "rayservice.llm", "tpu"),
 				),
@@ -245,9 +245,10 @@ resource "raytpu_ray_service" "llm" {
 	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: ts})
 }
 
-// rayServiceClusters checks that KubeRay made exactly want RayClusters for the RayService: an
-// update in place brings up no second one.
-func rayServiceClusters(t *testing.T, cluster, name string, want int) resource.TestCheckFunc {
+// oneRayServiceCluster checks that KubeRay made exactly one RayCluster for the RayService llm (of
+// testAccRayServiceConfig and testAccRayServiceOn): an update in place brings up no second one.
+func oneRayServiceCluster(t *testing.T, cluster string) resource.TestCheckFunc {
+	const name, want = "llm", 1
 	return func(*terraform.State) error {
 		got, err := testKubeClient(t, cluster).RayServiceClusters(context.Background(), "default", name)
 		if err != nil {

@@ -43,10 +43,10 @@ func New(cfg Config) *Dashboard {
 	// One route table. Paths end in a slash, as Ray's docs write them ("Don't forget the
 	// trailing slash!"); anything else is 404, a known path with another method 405.
 	r := http.NewServeMux()
-	r.HandleFunc("GET "+servePath+"{$}", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, d.serveDetails()) })
+	r.HandleFunc("GET "+servePath+"{$}", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, d.serveDetails()) })
 	r.HandleFunc("PUT "+servePath+"{$}", d.putApplications)
 	r.HandleFunc("DELETE "+servePath+"{$}", func(w http.ResponseWriter, _ *http.Request) { d.shutdownServe() })
-	r.HandleFunc("GET "+jobsPath+"{$}", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, d.listJobs()) })
+	r.HandleFunc("GET "+jobsPath+"{$}", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, d.listJobs()) })
 	r.HandleFunc("POST "+jobsPath+"{$}", d.submitJob)
 	r.HandleFunc("GET "+jobsPath+"{id}", d.getJob)
 	r.HandleFunc("DELETE "+jobsPath+"{id}", d.deleteJob)
@@ -64,9 +64,9 @@ const (
 	jobsPath  = "/api/jobs/"
 )
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
+	w.WriteHeader(http.StatusOK)
 	_ = json.NewEncoder(w).Encode(v)
 }
 

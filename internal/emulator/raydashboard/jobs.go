@@ -100,7 +100,7 @@ func (d *Dashboard) submitJob(w http.ResponseWriter, r *http.Request) {
 	}
 	d.jobs[id] = &job{Job: Job{SubmissionID: id, Entrypoint: req.Entrypoint, RuntimeEnv: req.RuntimeEnv, Metadata: req.Metadata},
 		submitted: d.cfg.Now(), asksResources: req.asksResources()}
-	writeJSON(w, http.StatusOK, map[string]string{"job_id": id, "submission_id": id})
+	writeJSON(w, map[string]string{"job_id": id, "submission_id": id})
 }
 
 // withJob runs do with the job the path names, settled at now, under d.mu; 404 for an unknown one.
@@ -119,11 +119,11 @@ func (d *Dashboard) withJob(w http.ResponseWriter, r *http.Request, do func(j *j
 }
 
 func (d *Dashboard) getJob(w http.ResponseWriter, r *http.Request) {
-	d.withJob(w, r, func(j *job, now time.Time) { writeJSON(w, http.StatusOK, d.details(j, now)) })
+	d.withJob(w, r, func(j *job, now time.Time) { writeJSON(w, d.details(j, now)) })
 }
 
 func (d *Dashboard) jobLogs(w http.ResponseWriter, r *http.Request) {
-	d.withJob(w, r, func(j *job, _ time.Time) { writeJSON(w, http.StatusOK, map[string]string{"logs": j.logs}) })
+	d.withJob(w, r, func(j *job, _ time.Time) { writeJSON(w, map[string]string{"logs": j.logs}) })
 }
 
 // deleteJob deletes a job in a terminal state only, as Ray does.
@@ -134,7 +134,7 @@ func (d *Dashboard) deleteJob(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		delete(d.jobs, j.SubmissionID)
-		writeJSON(w, http.StatusOK, map[string]bool{"deleted": true})
+		writeJSON(w, map[string]bool{"deleted": true})
 	})
 }
 
@@ -145,7 +145,7 @@ func (d *Dashboard) stopJob(w http.ResponseWriter, r *http.Request) {
 		if stopped {
 			j.ended, j.status, j.message = now, JobStopped, "Job was intentionally stopped."
 		}
-		writeJSON(w, http.StatusOK, map[string]bool{"stopped": stopped})
+		writeJSON(w, map[string]bool{"stopped": stopped})
 	})
 }
 

@@ -139,7 +139,7 @@ func autoprovisioningOAuthScopes(sent []string) []string {
 func ReportedClusterAutoscaling(sent *containerpb.ClusterAutoscaling) *containerpb.ClusterAutoscaling {
 	a := &containerpb.ClusterAutoscaling{}
 	if sent != nil {
-		a = proto.Clone(sent).(*containerpb.ClusterAutoscaling)
+		a = proto.CloneOf(sent)
 	}
 	if a.AutoscalingProfile == containerpb.ClusterAutoscaling_PROFILE_UNSPECIFIED {
 		a.AutoscalingProfile = containerpb.ClusterAutoscaling_BALANCED

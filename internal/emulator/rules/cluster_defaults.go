@@ -124,7 +124,7 @@ func FillClusterDefaults(pb *containerpb.Cluster, project string, pools []*conta
 		a.NetworkPolicyConfig = &containerpb.NetworkPolicyConfig{Disabled: true}
 	}
 	if len(pools) > 0 && pools[0].Config != nil {
-		pb.NodeConfig = proto.Clone(pools[0].Config).(*containerpb.NodeConfig) //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
+		pb.NodeConfig = proto.CloneOf(pools[0].Config) //nolint:staticcheck // deprecated in the API, still reported by GKE and read by clients
 	}
 }
 

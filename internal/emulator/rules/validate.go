@@ -55,7 +55,7 @@ func PlanNodePool(cf ClusterFacts, in *containerpb.NodePool) (*PoolPlan, *apierr
 	if in == nil {
 		return nil, apierr.Invalid("Node pool is required.")
 	}
-	np := proto.Clone(in).(*containerpb.NodePool)
+	np := proto.CloneOf(in)
 	if err := ValidateName("node_pool.name", np.Name); err != nil {
 		return nil, err
 	}
