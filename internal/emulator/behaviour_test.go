@@ -162,12 +162,13 @@ func TestCapacityStockoutAndQuota(t *testing.T) {
 	mustSucceed(t, c)(c.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: cluster + "/nodePools/fits"}))
 }
 
-// resetControl restores the shared emulator's control settings without deleting clusters.
+// resetControl restores the shared emulator's control settings and capacity without deleting clusters.
 func resetControl(t *testing.T) {
 	t.Helper()
 	testEmu.ctl.mu.Lock()
-	defer testEmu.ctl.mu.Unlock()
 	testEmu.ctl.resetLocked()
+	testEmu.ctl.mu.Unlock()
+	testEmu.capacity.reset()
 }
 
 func TestFaultsAndRequestLog(t *testing.T) {

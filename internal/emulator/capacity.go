@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -103,7 +102,7 @@ func (e *Emulator) checkCapacityLocked(c *cluster, p *rules.NodePool, count int)
 			}
 		}
 		if source.kind != "" {
-			limit := e.ctl.limit(e.ctl.capacity, z, p.Generation, source.kind)
+			limit := e.capacity.capacityOf(z, p.Generation, source.kind)
 			if used := e.usedLocked(p, z, source); limit >= 0 && used+need > limit {
 				kind := ""
 				if source.kind != CapacityOnDemand {
@@ -135,9 +134,7 @@ func (e *Emulator) namedReservation(c *cluster, p *rules.NodePool, z string, a *
 		}
 	}
 	name, block, _ = strings.Cut(name, "/reservationBlocks/")
-	e.ctl.mu.Lock()
-	r, ok := e.ctl.reservations[reservationKey(project, z, name)]
-	e.ctl.mu.Unlock()
+	r, ok := e.capacity.reservation(reservationKey(project, z, name))
 	// The emulator's wording: GKE's answer to a reservation that does not exist was not found. Its
 	// answer to one that does not fit the pool is xpk's: "Reservation '...' is incorrect for the
 	// requested resources." (xpk src/xpk/core/nodepool_test.py).
@@ -156,15 +153,9 @@ func (e *Emulator) namedReservation(c *cluster, p *rules.NodePool, z string, a *
 // p in z. Another project's reservation is consumed only by name: the emulator does not model the
 // projects a reservation is shared with.
 func (e *Emulator) anyReservationLocked(project string, p *rules.NodePool, z string, need int) (Reservation, bool) {
-	e.ctl.mu.Lock()
-	var candidates []Reservation
-	for _, r := range e.ctl.reservations {
-		if r.Project == project && r.Zone == z && r.Generation == p.Generation && !r.SpecificOnly {
-			candidates = append(candidates, r)
-		}
-	}
-	e.ctl.mu.Unlock()
-	sort.Slice(candidates, func(i, j int) bool { return candidates[i].Name < candidates[j].Name })
+	candidates := e.capacity.reservationsMatching(func(r Reservation) bool {
+		return r.Project == project && r.Zone == z && r.Generation == p.Generation && !r.SpecificOnly
+	})
 	for _, r := range candidates {
 		if r.Chips-e.usedLocked(p, z, capacitySource{reservation: reservationKey(r.Project, r.Zone, r.Name)}) >= need {
 			return r, true
@@ -191,7 +182,7 @@ func (e *Emulator) checkQuotaLocked(project string, pools []*rules.NodePool) *ap
 		}
 	}
 	for gen, n := range want {
-		limit := e.ctl.limit(e.ctl.quota, project, gen, "")
+		limit := e.capacity.quotaOf(project, gen)
 		if limit < 0 {
 			continue
 		}

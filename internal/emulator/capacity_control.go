@@ -28,9 +28,7 @@ func (e *Emulator) CreateReservation(_ context.Context, r Reservation) error {
 		return fmt.Errorf("a reservation needs a project, a name, a zone (like us-central2-b) and chips >= 0: %+v", r)
 	}
 	r.Generation = g.Name
-	e.ctl.mu.Lock()
-	defer e.ctl.mu.Unlock()
-	e.ctl.reservations[reservationKey(r.Project, r.Zone, r.Name)] = r
+	e.capacity.addReservation(r)
 	return nil
 }
 

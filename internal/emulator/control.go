@@ -34,6 +34,7 @@ func (e *Emulator) Reset(ctx context.Context) error {
 	e.ctl.mu.Lock()
 	e.ctl.resetLocked()
 	e.ctl.mu.Unlock()
+	e.capacity.reset()
 	e.persistLocked()
 	e.mu.Unlock()
 	var wg sync.WaitGroup
@@ -117,9 +118,7 @@ func (e *Emulator) SetCapacity(ctx context.Context, c Capacity) error {
 	default:
 		return fmt.Errorf("capacity type %q: want %s, %s or %s", c.Type, CapacityOnDemand, CapacitySpot, CapacityFlexStart)
 	}
-	e.ctl.mu.Lock()
-	defer e.ctl.mu.Unlock()
-	e.ctl.capacity[capKey{c.Zone, g.Name, typ}] = c.Chips
+	e.capacity.setCapacity(c.Zone, g.Name, typ, c.Chips)
 	return nil
 }
 
@@ -132,9 +131,7 @@ func (e *Emulator) SetQuota(ctx context.Context, q Quota) error {
 	if q.Project == "" {
 		return fmt.Errorf("quota needs a project")
 	}
-	e.ctl.mu.Lock()
-	defer e.ctl.mu.Unlock()
-	e.ctl.quota[capKey{q.Project, g.Name, ""}] = q.Chips
+	e.capacity.setQuota(q.Project, g.Name, q.Chips)
 	return nil
 }
 

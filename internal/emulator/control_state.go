@@ -28,28 +28,23 @@ type opFault struct {
 	err    *apierr.Error
 }
 
-// capKey keys capacity (where a zone, typ the kind) and quota (where a project, typ empty).
-type capKey struct{ where, gen, typ string }
-
-// controlState is what the control API sets. It has its own lock, taken after e.mu when both are.
+// controlState is what the control API sets for a test (latencies, faults) and what it reports
+// (the request log, counters, the add-on's CRD installs, Ray jobs' outcomes); the emulated
+// world's capacity is capacityState's. It has its own lock, taken after e.mu when both are.
 type controlState struct {
 	mu         sync.Mutex
 	defLatency time.Duration
 	latencies  map[string]time.Duration
 	// clusterLatencies are SetClusterLatencies', by cluster key.
 	clusterLatencies map[string]map[string]time.Duration
-	capacity         map[capKey]int
-	quota            map[capKey]int
-	// reservations by projects/{p}/zones/{z}/reservations/{name}.
-	reservations map[string]Reservation
-	faults       []*fault
-	opFaults     []*opFault
-	requests     []RequestRecord
-	counters     map[string]int
-	rayCRDs      []RayCRDInstall
-	rayJobs      []RayJobOutcome
-	nextID       int
-	base         Options
+	faults           []*fault
+	opFaults         []*opFault
+	requests         []RequestRecord
+	counters         map[string]int
+	rayCRDs          []RayCRDInstall
+	rayJobs          []RayJobOutcome
+	nextID           int
+	base             Options
 }
 
 func newControlState(o Options) *controlState {
@@ -72,9 +67,6 @@ func (c *controlState) resetLocked() {
 			c.latencies[k] = v
 		}
 	}
-	c.capacity = map[capKey]int{}
-	c.quota = map[capKey]int{}
-	c.reservations = map[string]Reservation{}
 	c.faults, c.opFaults = nil, nil
 	c.requests = nil
 	c.counters = map[string]int{}
@@ -109,16 +101,6 @@ func (c *controlState) rayCRDLatency(cluster string) (time.Duration, bool) {
 	}
 	d, ok := c.latencies[RayCRDsLatency]
 	return d, ok
-}
-
-// limit returns the capacity of a kind (or the quota, typ "") for where/gen, or -1 for unlimited.
-func (c *controlState) limit(m map[capKey]int, where, gen, typ string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if n, ok := m[capKey{where, gen, typ}]; ok {
-		return n
-	}
-	return -1
 }
 
 const maxRequestLog = 10000

@@ -425,7 +425,9 @@
 // The emulator's lock (Emulator.mu) guards GKE's and Compute Engine's state: clusters, node pools,
 // operations and resource policies. A cluster's Kubernetes side (clusterKube: its kube-apiserver,
 // the clients of it, its Ray proxy and dashboards, its runtime) has a lock of its own, which is
-// never taken while the emulator's is held; the control settings (controlState) have theirs.
+// never taken while the emulator's is held. The world's TPU capacity, quota and reservations
+// (capacityState) and a test's settings and records (controlState) each have theirs, taken after
+// the emulator's when both are.
 //
 // # Packages
 //

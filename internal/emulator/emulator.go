@@ -75,12 +75,14 @@ type Emulator struct {
 	// crdTemplates are the KubeRay CRDs as the first cluster stored them (ray_crds_seed.go).
 	crdTemplates crdTemplates
 
-	mu    sync.Mutex
-	st    *state
-	ctl   *controlState
-	bgCtx context.Context
-	stop  context.CancelFunc
-	bg    sync.WaitGroup
+	mu  sync.Mutex
+	st  *state
+	ctl *controlState
+	// capacity is the emulated world's TPU capacity, quota and reservations.
+	capacity *capacityState
+	bgCtx    context.Context
+	stop     context.CancelFunc
+	bg       sync.WaitGroup
 
 	closeOnce sync.Once
 	closeErr  error
@@ -130,6 +132,7 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 	}
 	e.bgCtx, e.stop = context.WithCancel(context.Background())
 	e.ctl = newControlState(opts)
+	e.capacity = newCapacityState()
 	e.st = newState()
 
 	if e.etcd, err = kubeproc.StartEtcd(ctx, e.procs, bins.Etcd, filepath.Join(e.workDir, "etcd", "data"), filepath.Join(e.workDir, "etcd")); err != nil {
