@@ -62,23 +62,22 @@ func TestLostResponses(t *testing.T) {
 
 			// The server records a held request when it notices the client gone, which may be
 			// after the client has moved on.
-			var reqs []RequestRecord
-			found := false
-			for deadline := time.Now().Add(10 * time.Second); !found && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-				if reqs, err = ctl.Requests(ctx); err != nil {
+			var logged RequestRecord
+			waitFor(t, 10*time.Second, "the lost CreateNodePool in the request log", func() bool {
+				reqs, err := ctl.Requests(ctx)
+				if err != nil {
 					t.Fatal(err)
 				}
 				for _, r := range reqs {
 					if r.RPC == "CreateNodePool" && r.Lost == lost {
-						found = true
-						if want := map[string]int{LostError: 503, LostReset: 0, LostTimeout: 0}[lost]; r.Status != want {
-							t.Fatalf("request log: status %d, want %d: %+v", r.Status, want, r)
-						}
+						logged = r
+						return true
 					}
 				}
-			}
-			if !found {
-				t.Fatalf("no lost CreateNodePool in the request log: %+v", reqs)
+				return false
+			})
+			if want := map[string]int{LostError: 503, LostReset: 0, LostTimeout: 0}[lost]; logged.Status != want {
+				t.Fatalf("request log: status %d, want %d: %+v", logged.Status, want, logged)
 			}
 			mustSucceed(t, c)(c.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: cluster + "/nodePools/" + name}))
 		})

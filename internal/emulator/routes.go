@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"google.golang.org/grpc/codes"
@@ -140,7 +141,7 @@ func parseRoute(method, path string) (route, *apierr.Error) {
 		name, v, _ := strings.Cut(last, ":")
 		seg[len(seg)-1], verb = name, v
 	}
-	if len(seg) < 5 || seg[0] != "projects" || (seg[2] != "locations" && seg[2] != "zones") || hasEmpty(seg) {
+	if len(seg) < 5 || seg[0] != "projects" || (seg[2] != "locations" && seg[2] != "zones") || slices.Contains(seg, "") {
 		return notFound()
 	}
 	if seg[2] == "zones" {
@@ -192,15 +193,6 @@ func pathShape(seg []string) (string, []string) {
 		}
 	}
 	return strings.Join(shape, "/"), names
-}
-
-func hasEmpty(seg []string) bool {
-	for _, s := range seg {
-		if s == "" {
-			return true
-		}
-	}
-	return false
 }
 
 // computeHandler serves one Compute Engine method.
@@ -265,7 +257,7 @@ func parseComputeRoute(method, path string) (computeRoute, *apierr.Error) {
 		return notFound()
 	}
 	seg := strings.Split(rest, "/")
-	if len(seg) < 5 || len(seg) > 7 || seg[0] != "projects" || hasEmpty(seg) {
+	if len(seg) < 5 || len(seg) > 7 || seg[0] != "projects" || slices.Contains(seg, "") {
 		return notFound()
 	}
 	shape, names := pathShape(seg[2:])

@@ -65,9 +65,10 @@ func liveInGroup(t *testing.T, pgid int) []string {
 		}
 		// pid (comm) state ppid pgrp ...: comm may hold spaces, so the fields start after the last ')'.
 		s := string(b)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		end := strings.LastIndexByte(s, ')') + 1
+		fields := strings.Fields(s[end:])
 		if len(fields) > 2 && fields[2] == strconv.Itoa(pgid) && fields[0] != "Z" {
-			live = append(live, strings.TrimSpace(s[:strings.LastIndexByte(s, ')')+1]))
+			live = append(live, strings.TrimSpace(s[:end]))
 		}
 	}
 	return live
