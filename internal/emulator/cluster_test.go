@@ -73,13 +73,10 @@ var rayClusterGVR = schema.GroupVersionResource{Group: "ray.io", Version: "v1", 
 // waitRayClusterServed polls until the RayCluster resource is served (CRD created and Established).
 func waitRayClusterServed(t *testing.T, dyn dynamic.Interface) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		_, err := dyn.Resource(rayClusterGVR).Namespace("default").List(testCtx(t), metav1.ListOptions{})
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
+	var err error
+	defer func() {
+		if err != nil { // not served: say what the CRD is up to
+			t.Logf("listing RayClusters: %v", err)
 			crd, gerr := dyn.Resource(crdGVR).Get(testCtx(t), "rayclusters.ray.io", metav1.GetOptions{})
 			if gerr == nil {
 				st, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
@@ -87,10 +84,12 @@ func waitRayClusterServed(t *testing.T, dyn dynamic.Interface) {
 			} else {
 				t.Logf("CRD: %v", gerr)
 			}
-			t.Fatalf("RayCluster not served after 30 s: %v", err)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	}()
+	waitFor(t, "the RayCluster resource to be served", func() bool {
+		_, err = dyn.Resource(rayClusterGVR).Namespace("default").List(testCtx(t), metav1.ListOptions{})
+		return err == nil
+	})
 }
 
 func rayClusterObject(t *testing.T, name, replicas string) *unstructured.Unstructured {
@@ -136,10 +135,12 @@ spec:
 func TestPoolNodesRegisterAtTheEndOfTheCreation(t *testing.T) {
 	cluster, c, kube, _ := sharedKube(t)
 	ctx := testCtx(t)
-	if err := testEmu.SetLatencies(ctx, map[string]time.Duration{"CREATE_NODE_POOL": 1500 * time.Millisecond}); err != nil {
+	const latency = 1500 * time.Millisecond
+	if err := testEmu.SetLatencies(ctx, map[string]time.Duration{"CREATE_NODE_POOL": latency}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { resetControl(t) })
+	sent := time.Now()
 	op, err := c.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: cluster, NodePool: tpuPool("late-nodes", "e2-standard-4", 2, nil)})
 	if err != nil {
 		t.Fatal(err)
@@ -148,13 +149,23 @@ func TestPoolNodesRegisterAtTheEndOfTheCreation(t *testing.T) {
 		mustSucceed(t, c)(c.DeleteNodePool(context.Background(), &containerpb.DeleteNodePoolRequest{Name: cluster + "/nodePools/late-nodes"}))
 	})
 	selector := metav1.ListOptions{LabelSelector: tpu.LabelNodePool + "=late-nodes"}
-	time.Sleep(700 * time.Millisecond)
+	waitFor(t, "the creation to run", func() bool {
+		got, err := c.GetOperation(ctx, &containerpb.GetOperationRequest{Name: testLocation + "/operations/" + op.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Status >= containerpb.Operation_RUNNING
+	})
 	nodes, err := kube.CoreV1().Nodes().List(ctx, selector)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(nodes.Items) != 0 {
-		t.Fatalf("%d nodes registered halfway through a 1.5 s creation, want none yet", len(nodes.Items))
+	// Only a list answered within the latency of the request proves that none registered early; a
+	// busy machine may answer later, when they have.
+	if elapsed := time.Since(sent); elapsed >= latency {
+		t.Logf("nodes listed %s after the request, past the %s creation: not checking that none registered early", elapsed, latency)
+	} else if len(nodes.Items) != 0 {
+		t.Fatalf("%d nodes registered %s into a %s creation, want none yet", len(nodes.Items), elapsed, latency)
 	}
 	if done, _ := waitOp(t, c, op); done.Error != nil {
 		t.Fatalf("creation failed: %v", done.Error)

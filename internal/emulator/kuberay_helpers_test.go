@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	container "cloud.google.com/go/container/apiv1"
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -24,6 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 func createRayCluster(ctx context.Context, dyn dynamic.Interface, rc *rayv1.RayCluster) error {
@@ -71,7 +72,7 @@ func rayTestCluster(t *testing.T, name string, pools ...*containerpb.NodePool) (
 	waitRayClusterServed(t, dyn)
 	// The add-on's part of the runtime is armed once the CRDs are Established, a moment after they
 	// are served.
-	waitFor(t, 30*time.Second, "the Ray Operator add-on to be armed", func() bool { return rayArmed(ec) })
+	waitFor(t, "the Ray Operator add-on to be armed", func() bool { return rayArmed(ec) })
 	return full, c, ec, kube, dyn
 }
 
@@ -82,15 +83,10 @@ func rayArmed(c *cluster) bool {
 	return r != nil && r.RayArmed()
 }
 
-func waitFor(t *testing.T, timeout time.Duration, what string, ok func() bool) {
+// waitFor waits until ok holds, for as long as the test may run.
+func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testwait.For(t, what, ok)
 }
 
 func rayPods(t *testing.T, kube kubernetes.Interface, rc, nodeType string) []corev1.Pod {
@@ -118,26 +114,25 @@ func podRunningReady(p corev1.Pod) bool {
 // waitRayPods waits until the RayCluster has its head and n workers, all Running and Ready.
 func waitRayPods(t *testing.T, kube kubernetes.Interface, rc string, n int) []corev1.Pod {
 	t.Helper()
-	var workers []corev1.Pod
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		workers = rayPods(t, kube, rc, "worker")
-		heads := rayPods(t, kube, rc, "head")
-		ready := len(workers) == n && len(heads) == 1 && podRunningReady(heads[0])
-		for _, p := range workers {
-			ready = ready && podRunningReady(p)
-		}
-		if ready {
-			return workers
-		}
-		if time.Now().After(deadline) {
+	var heads, workers []corev1.Pod
+	ready := false
+	defer func() {
+		if !ready { // the Pods last seen, to say why
 			for _, p := range append(heads, workers...) {
 				t.Logf("pod %s node %q phase %s conditions %v", p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.Conditions)
 			}
-			t.Fatalf("RayCluster %s: want a head and %d workers Running and Ready, got %d workers", rc, n, len(workers))
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	}()
+	waitFor(t, fmt.Sprintf("RayCluster %s to have a head and %d workers Running and Ready", rc, n), func() bool {
+		workers = rayPods(t, kube, rc, "worker")
+		heads = rayPods(t, kube, rc, "head")
+		ready = len(workers) == n && len(heads) == 1 && podRunningReady(heads[0])
+		for _, p := range workers {
+			ready = ready && podRunningReady(p)
+		}
+		return ready
+	})
+	return workers
 }
 
 func env(p corev1.Pod, name string) (string, bool) {
@@ -153,7 +148,7 @@ func env(p corev1.Pod, name string) (string, bool) {
 // Pod whose name starts with prefix.
 func waitScaleUpRefused(t *testing.T, kube kubernetes.Interface, prefix, message string) {
 	t.Helper()
-	waitFor(t, 60*time.Second, "a NotTriggerScaleUp event: "+message, func() bool {
+	waitFor(t, "a NotTriggerScaleUp event: "+message, func() bool {
 		evs, err := kube.CoreV1().Events("default").List(testCtx(t), metav1.ListOptions{FieldSelector: "reason=NotTriggerScaleUp"})
 		if err != nil {
 			t.Fatal(err)

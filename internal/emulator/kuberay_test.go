@@ -269,7 +269,6 @@ func TestRayOnSlices(t *testing.T) {
 			t.Fatal(err)
 		}
 		var failed *corev1.Pod
-		timeout := time.After(60 * time.Second)
 		for failed == nil {
 			select {
 			case ev, ok := <-w.ResultChan():
@@ -279,7 +278,7 @@ func TestRayOnSlices(t *testing.T) {
 				if p, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Modified && p.Status.Phase == corev1.PodFailed {
 					failed = p
 				}
-			case <-timeout:
+			case <-ctx.Done():
 				t.Fatalf("pod %s on the failed host never failed", victim.Name)
 			}
 		}
@@ -287,7 +286,7 @@ func TestRayOnSlices(t *testing.T) {
 			t.Fatalf("failed pod status %+v", failed.Status)
 		}
 		// KubeRay replaces the whole replica; nothing runs on the failed host again.
-		waitFor(t, 60*time.Second, "the failed replica to be replaced", func() bool {
+		waitFor(t, "the failed replica to be replaced", func() bool {
 			fresh := 0
 			for _, p := range rayPods(t, kube, "multi", "worker") {
 				if p.Labels[tpuwebhook.ReplicaNameLabel] != victim.Labels[tpuwebhook.ReplicaNameLabel] {
@@ -307,7 +306,7 @@ func TestRayOnSlices(t *testing.T) {
 		if err := rcs.Delete(ctx, "solo", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 60*time.Second, "the Pods of the deleted RayCluster to go", func() bool {
+		waitFor(t, "the Pods of the deleted RayCluster to go", func() bool {
 			return len(rayPods(t, kube, "solo", "worker"))+len(rayPods(t, kube, "solo", "head")) == 0
 		})
 	})
@@ -367,7 +366,7 @@ func TestWorkloadsWithoutTheRayAddon(t *testing.T) {
 	if _, err := kube.AppsV1().Deployments("web").Create(ctx, d, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 90*time.Second, "the Deployment's three Pods to run", func() bool {
+	waitFor(t, "the Deployment's three Pods to run", func() bool {
 		got, err := kube.AppsV1().Deployments("web").Get(ctx, "web", metav1.GetOptions{})
 		return err == nil && got.Status.ReadyReplicas == 3 && got.Status.AvailableReplicas == 3
 	})
@@ -390,7 +389,7 @@ func TestWorkloadsWithoutTheRayAddon(t *testing.T) {
 	if _, err := kube.CoreV1().Pods("web").Create(ctx, pinned, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the pinned Pod to run", func() bool {
+	waitFor(t, "the pinned Pod to run", func() bool {
 		p, err := kube.CoreV1().Pods("web").Get(ctx, "pinned", metav1.GetOptions{})
 		return err == nil && p.Status.Phase == corev1.PodRunning
 	})
@@ -405,7 +404,7 @@ func TestWorkloadsWithoutTheRayAddon(t *testing.T) {
 	if err := kube.CoreV1().Namespaces().Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 90*time.Second, "the deleted namespace to go", func() bool {
+	waitFor(t, "the deleted namespace to go", func() bool {
 		_, err := kube.CoreV1().Namespaces().Get(ctx, "web", metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/apierr"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // One emulator is shared by the package's tests (TestMain), with short latencies; tests that
@@ -47,7 +49,8 @@ func testOptions() Options {
 }
 
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	flag.Parse() // testwait.MainContext reads -test.timeout
+	ctx, cancel := testwait.MainContext()
 	e, err := Start(ctx, testOptions())
 	cancel()
 	if err != nil {
@@ -74,11 +77,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+// testCtx bounds a test's calls by the test's deadline, not by a time a busy machine may miss.
+func testCtx(t *testing.T) context.Context { return testwait.Context(t) }
 
 // restClient is Google's gapic REST client, pointed at the emulator.
 func restClient(t *testing.T, token string) *container.ClusterManagerClient {

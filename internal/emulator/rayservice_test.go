@@ -1,14 +1,12 @@
 package emulator
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -26,8 +24,7 @@ var rayServiceGVR = schema.GroupVersionResource{Group: "ray.io", Version: "v1", 
 // applied in place: the same RayCluster, no pending one.
 func TestRayServiceSampleRuns(t *testing.T) {
 	full, _, _, kube, dyn := rayTestCluster(t, "ray-service", tpuPool("v4", "ct4p-hightpu-4t", 1, nil))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := testCtx(t)
 	svcs := dyn.Resource(rayServiceGVR).Namespace("default")
 
 	sample := rayServiceSample(t)
@@ -36,7 +33,7 @@ func TestRayServiceSampleRuns(t *testing.T) {
 	}
 	name := sample.GetName()
 	var status map[string]any
-	waitFor(t, 3*time.Minute, "the RayService to be Running", func() bool {
+	waitFor(t, "the RayService to be Running", func() bool {
 		rs, err := svcs.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +73,7 @@ func TestRayServiceSampleRuns(t *testing.T) {
 	if err != nil || json.Unmarshal(body, &submitted) != nil || submitted.SubmissionID == "" {
 		t.Fatalf("submitting a job through the kube-apiserver: %s, %v", body, err)
 	}
-	waitFor(t, time.Minute, "the job to succeed", func() bool {
+	waitFor(t, "the job to succeed", func() bool {
 		body, err := kube.CoreV1().RESTClient().Get().AbsPath(jobs + submitted.SubmissionID).DoRaw(ctx)
 		return err == nil && strings.Contains(string(body), `"status":"SUCCEEDED"`)
 	})
@@ -89,7 +86,7 @@ func TestRayServiceSampleRuns(t *testing.T) {
 	if err != nil {
 		t.Fatalf("submitting a job through the kube-apiserver: %s, %v", body, err)
 	}
-	waitFor(t, time.Minute, "the job to fail", func() bool {
+	waitFor(t, "the job to fail", func() bool {
 		body, err = kube.CoreV1().RESTClient().Get().AbsPath(jobs + "train-1").DoRaw(ctx)
 		return err == nil && strings.Contains(string(body), `"status":"FAILED"`)
 	})
@@ -111,7 +108,7 @@ func TestRayServiceSampleRuns(t *testing.T) {
 	if _, err := svcs.Update(ctx, rs, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 2*time.Minute, "the new application to be RUNNING", func() bool {
+	waitFor(t, "the new application to be RUNNING", func() bool {
 		rs, err := svcs.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)

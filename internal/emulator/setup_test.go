@@ -11,6 +11,7 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func TestMissingBinariesSayWhatToRun(t *testing.T) {
@@ -79,41 +80,37 @@ func TestRayAddonToggle(t *testing.T) {
 	setRay(true)
 	waitRayClusterServed(t, dyn)
 	setRay(false)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		_, err := dyn.Resource(crdGVR).Get(ctx, "rayclusters.ray.io", metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			break
+	// What the waits below saw last, logged should one give up.
+	var crdErr error
+	var installs []RayCRDInstall
+	defer func() {
+		if t.Failed() {
+			t.Logf("last read of a CRD: %v; installs on record: %+v", crdErr, installs)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("RayCluster CRD still there after disabling the add-on: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	}()
+	waitFor(t, "the RayCluster CRD to go after disabling the add-on", func() bool {
+		_, crdErr = dyn.Resource(crdGVR).Get(ctx, "rayclusters.ray.io", metav1.GetOptions{})
+		return apierrors.IsNotFound(crdErr)
+	})
 	enabling := time.Now()
 	setRay(true)
 	waitRayClusterServed(t, dyn)
 	// The install is over once all three CRDs are Established, which, on a busy machine, can be
 	// well after RayCluster is served.
 	for _, name := range []string{"rayclusters.ray.io", "rayjobs.ray.io", "rayservices.ray.io"} {
-		for deadline := time.Now().Add(30 * time.Second); ; {
-			crd, err := dyn.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
-			if err == nil && crdEstablished(crd) {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("CRD %s not Established 30 s after the add-on was enabled: %v", name, err)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		waitFor(t, "CRD "+name+" to be Established after the add-on was enabled", func() bool {
+			var crd *unstructured.Unstructured
+			crd, crdErr = dyn.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+			return crdErr == nil && crdEstablished(crd)
+		})
 	}
 
 	// The install is on record, over the control API, from the add-on reported enabled to the
 	// CRDs Established.
 	ctl := NewClient(testEmu.Endpoint(), testEmu.Token())
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		installs, err := ctl.RayCRDInstalls(ctx)
-		if err != nil {
+	waitFor(t, "an install of the KubeRay CRDs of "+cluster+" since the add-on was enabled on record", func() bool {
+		var err error
+		if installs, err = ctl.RayCRDInstalls(ctx); err != nil {
 			t.Fatal(err)
 		}
 		last := RayCRDInstall{}
@@ -122,12 +119,6 @@ func TestRayAddonToggle(t *testing.T) {
 				last = in
 			}
 		}
-		if last.Start.After(enabling) && last.End.After(last.Start) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no install of the KubeRay CRDs of %s after %s on record: %+v", cluster, enabling, installs)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return last.Start.After(enabling) && last.End.After(last.Start)
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // A stopped process takes what it started in its process group with it, and a stopped group
@@ -21,27 +23,27 @@ func TestGroupStopsEveryProcess(t *testing.T) {
 	if n := g.Running(); n != 1 {
 		t.Fatalf("%d processes running, want 1", n)
 	}
-	// The shell has started its child before the stop, so that there is a grandchild to stop.
-	for deadline := time.Now().Add(5 * time.Second); len(liveInGroup(t, p.Pid())) < 2; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the shell's child did not start: %v", liveInGroup(t, p.Pid()))
+	var live []string // the group's processes last seen, logged should a wait give up
+	defer func() {
+		if t.Failed() {
+			t.Logf("processes of the group: %v", live)
 		}
-	}
+	}()
+	// The shell has started its child before the stop, so that there is a grandchild to stop.
+	testwait.For(t, "the shell's child to start", func() bool {
+		live = liveInGroup(t, p.Pid())
+		return len(live) >= 2
+	})
 	g.StopAll(5 * time.Second)
 	if !p.Exited() {
 		t.Fatal("the process is running after StopAll")
 	}
 	// SIGKILL is delivered, and the killed are reaped, a moment later; a killed child of the group
 	// that nobody reaps stays a zombie, which runs nothing.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		live := liveInGroup(t, p.Pid())
-		if len(live) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes of its group still run: %v", live)
-		}
-	}
+	testwait.For(t, "the processes of the group to end", func() bool {
+		live = liveInGroup(t, p.Pid())
+		return len(live) == 0
+	})
 	if n := g.Running(); n != 0 {
 		t.Fatalf("%d processes running after StopAll", n)
 	}

@@ -2,11 +2,12 @@ package kubeproc
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // TestEtcdAndAPIServer starts etcd and a kube-apiserver on it, as the emulator does for a cluster,
@@ -16,8 +17,7 @@ func TestEtcdAndAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testwait.Context(t)
 	dir := t.TempDir()
 	g := NewGroup()
 	defer g.StopAll(10 * time.Second)

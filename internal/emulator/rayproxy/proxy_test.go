@@ -2,7 +2,6 @@ package rayproxy
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -11,7 +10,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils/dashboardclient"
 	corev1 "k8s.io/api/core/v1"
@@ -23,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/raydashboard"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // rayPod is a running, ready Pod of RayCluster rc (uid) at ip, with the TPUs it asks for.
@@ -60,12 +59,16 @@ func startProxy(t *testing.T, kube kubernetes.Interface, cfg raydashboard.Config
 	}
 	t.Cleanup(p.Close)
 	proxyURL, _ := url.Parse(p.URL())
-	return p, &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL)}, Timeout: 10 * time.Second}
+	return p, &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL)}}
 }
 
 func get(t *testing.T, c *http.Client, u string) (int, string) {
 	t.Helper()
-	resp, err := c.Get(u)
+	req, err := http.NewRequestWithContext(testwait.Context(t), http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,9 +88,9 @@ func TestProxyReachesEachRayClustersDashboard(t *testing.T) {
 		headService("a"), headService("b"))
 	_, client := startProxy(t, kube, raydashboard.Config{})
 
-	ctx := context.Background()
+	ctx := testwait.Context(t)
 	dash := &dashboardclient.RayDashboardClient{}
-	dash.InitClient(&http.Client{Transport: client.Transport, Timeout: 10 * time.Second}, "http://a-head-svc.ml.svc.cluster.local:8265")
+	dash.InitClient(client, "http://a-head-svc.ml.svc.cluster.local:8265")
 	if err := dash.UpdateDeployments(ctx, []byte(`{"applications":[{"name":"llm","import_path":"llm:app","route_prefix":"/llm"}]}`)); err != nil {
 		t.Fatalf("PUT through the proxy: %v", err)
 	}
@@ -97,7 +100,7 @@ func TestProxyReachesEachRayClustersDashboard(t *testing.T) {
 	}
 
 	other := &dashboardclient.RayDashboardClient{}
-	other.InitClient(&http.Client{Transport: client.Transport, Timeout: 10 * time.Second}, "http://b-head-svc.ml.svc:8265")
+	other.InitClient(client, "http://b-head-svc.ml.svc:8265")
 	if apps, err := other.GetMultiApplicationStatus(ctx); err != nil || len(apps) != 0 {
 		t.Fatalf("RayCluster b sees applications %v (%v), want none", apps, err)
 	}
@@ -150,7 +153,7 @@ func TestProxyPlacesReplicasOnTheRayClustersPods(t *testing.T) {
 	_, client := startProxy(t, kube, raydashboard.Config{})
 	dash := &dashboardclient.RayDashboardClient{}
 	dash.InitClient(client, "http://a-head-svc.ml.svc.cluster.local:8265")
-	ctx := context.Background()
+	ctx := testwait.Context(t)
 	config := `{"applications":[
 	  {"name":"fits","import_path":"m:app","route_prefix":"/fits","deployments":[{"name":"d","num_replicas":2,"ray_actor_options":{"resources":{"TPU":4}}}]},
 	  {"name":"big","import_path":"m:app","route_prefix":"/big","deployments":[{"name":"d","num_replicas":3,"ray_actor_options":{"resources":{"TPU":4}}}]}]}`
