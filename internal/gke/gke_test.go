@@ -1,6 +1,7 @@
 package gke
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,10 +12,12 @@ import (
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 	"golang.org/x/oauth2"
 	"google.golang.org/grpc/codes"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // testCluster is the cluster the package's emulator tests share.
@@ -48,7 +51,8 @@ func testEmulator(t testing.TB) *emulator.Emulator {
 }
 
 func startSharedEmulator() (*emulator.Emulator, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// Shared by the tests, it is bounded by the test binary's deadline; m.Run has parsed the flags.
+	ctx, cancel := testwait.MainContext()
 	defer cancel()
 	e, err := emulator.Start(ctx, emulator.Options{DefaultLatency: 100 * time.Millisecond, RayCRDDelay: -1})
 	if err != nil {
@@ -96,9 +100,7 @@ func testClient(t *testing.T) *Client {
 }
 
 func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	return ctx
+	return testwait.Context(t)
 }
 
 // getClusterRequests returns how many GetCluster requests the emulator has seen.
@@ -182,13 +184,30 @@ func TestDoesNotRetryWhatOnlyConfigurationFixes(t *testing.T) {
 
 func TestRetryStopsWithTheContext(t *testing.T) {
 	injectFault(t, emulator.Fault{RPC: "GetCluster", Status: "UNAVAILABLE", Message: "down for maintenance"})
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// The next attempt would come in an hour: the context, ended as the call logs that it waits
+	// for it, ends the call after an answer however slow. It has no deadline, as the call gives up
+	// at once on an attempt that would come after one.
+	e := testEmulator(t)
+	c := clientAt(t, e.Endpoint(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: e.Token()}), Backoff{Initial: time.Hour, Max: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err := testClient(t).GetCluster(ctx, testCluster)
+	context.AfterFunc(testCtx(t), cancel)
+	ctx = tflogtest.RootLogger(ctx, writerFunc(func(p []byte) (int, error) {
+		if bytes.Contains(p, []byte("retrying")) {
+			cancel()
+		}
+		return len(p), nil
+	}))
+	_, err := c.GetCluster(ctx, testCluster)
 	if err == nil || !strings.Contains(err.Error(), "down for maintenance") || !strings.Contains(err.Error(), "gave up retrying GetCluster") {
 		t.Fatalf("error = %v, want the last API error and the reason retries stopped", err)
 	}
 }
+
+// writerFunc is an io.Writer that is a function.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 func TestNotFoundAndAlreadyExists(t *testing.T) {
 	c := testClient(t)
@@ -255,9 +274,8 @@ func TestWaitForOperationHonoursTheContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-	defer cancel()
-	err = c.WaitForOperation(short, testCluster, op)
+	// 300 ms into an operation of 3 s.
+	err = c.WaitForOperation(cutShort(t, op, 300*time.Millisecond), testCluster, op)
 	if err == nil || !strings.Contains(err.Error(), "keeps running in GKE") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("WaitForOperation with a short context = %v", err)
 	}
@@ -265,6 +283,19 @@ func TestWaitForOperationHonoursTheContext(t *testing.T) {
 	if err := c.WaitForOperation(ctx, testCluster, op); err != nil {
 		t.Fatalf("second wait: %v", err)
 	}
+}
+
+// cutShort is a context that ends d after op started: before op ends when it takes longer, however
+// late a busy machine starts a wait on it.
+func cutShort(t *testing.T, op *containerpb.Operation, d time.Duration) context.Context {
+	t.Helper()
+	start, err := time.Parse(time.RFC3339Nano, op.GetStartTime())
+	if err != nil {
+		t.Fatalf("operation %s: start time: %v", op.GetName(), err)
+	}
+	ctx, cancel := context.WithDeadline(testCtx(t), start.Add(d))
+	t.Cleanup(cancel)
+	return ctx
 }
 
 func TestWrongTokenIsRefused(t *testing.T) {

@@ -7,13 +7,21 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
-// holders runs n lockers at once, each holding its lock for hold, and returns the most that held
-// at the same time.
-func holders(t *testing.T, n int, hold time.Duration, lock func(i int) (func(), error)) int {
+// holders runs n lockers at once and returns the most that held their locks at the same time.
+// Each holds its lock until want lockers have held theirs at once, however slowly a busy machine
+// starts them, and then for hold, in which a lock that let more in would show it.
+func holders(t *testing.T, n, want int, hold time.Duration, lock func(i int) (func(), error)) int {
 	t.Helper()
+	ctx := testwait.Context(t)
 	var inside, most atomic.Int32
+	enough := make(chan struct{})
+	var enoughOnce sync.Once
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
@@ -31,6 +39,14 @@ func holders(t *testing.T, n int, hold time.Duration, lock func(i int) (func(), 
 					break
 				}
 			}
+			if now >= int32(want) {
+				enoughOnce.Do(func() { close(enough) })
+			}
+			select {
+			case <-enough:
+			case <-ctx.Done():
+				t.Errorf("gave up waiting for %d lockers to hold their locks at once, at the test's deadline", want)
+			}
 			time.Sleep(hold)
 			inside.Add(-1)
 			unlock()
@@ -42,7 +58,7 @@ func holders(t *testing.T, n int, hold time.Duration, lock func(i int) (func(), 
 
 func TestClusterMutationsRunAlone(t *testing.T) {
 	var l clusterLocks
-	got := holders(t, 4, 20*time.Millisecond, func(int) (func(), error) { return l.lockCluster(context.Background(), "c") })
+	got := holders(t, 4, 1, 20*time.Millisecond, func(int) (func(), error) { return l.lockCluster(context.Background(), "c") })
 	if got != 1 {
 		t.Errorf("%d cluster mutations at once, want 1", got)
 	}
@@ -50,7 +66,7 @@ func TestClusterMutationsRunAlone(t *testing.T) {
 
 func TestNodePoolMutationsRunSideBySideUpToTheCap(t *testing.T) {
 	var l clusterLocks
-	got := holders(t, 8, 50*time.Millisecond, func(i int) (func(), error) {
+	got := holders(t, 8, MaxNodePoolOperations, 50*time.Millisecond, func(i int) (func(), error) {
 		return l.lockNodePool(context.Background(), "c", string(rune('a'+i)))
 	})
 	if got != MaxNodePoolOperations {
@@ -65,9 +81,7 @@ func TestNodePoolMutationsRunSideBySideUpToTheCap(t *testing.T) {
 		}
 		unlocks = append(unlocks, u)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	other, err := l.lockNodePool(ctx, "other", "a")
+	other, err := l.lockNodePool(testwait.Context(t), "other", "a")
 	if err != nil {
 		t.Fatalf("a pool of another cluster waited for this cluster's cap: %v", err)
 	}
@@ -79,7 +93,7 @@ func TestNodePoolMutationsRunSideBySideUpToTheCap(t *testing.T) {
 
 func TestOnePoolOneMutationAtATime(t *testing.T) {
 	var l clusterLocks
-	got := holders(t, 3, 20*time.Millisecond, func(int) (func(), error) { return l.lockNodePool(context.Background(), "c", "p") })
+	got := holders(t, 3, 1, 20*time.Millisecond, func(int) (func(), error) { return l.lockNodePool(context.Background(), "c", "p") })
 	if got != 1 {
 		t.Errorf("%d mutations of one pool at once, want 1", got)
 	}
@@ -87,6 +101,8 @@ func TestOnePoolOneMutationAtATime(t *testing.T) {
 
 func TestClusterAndPoolMutationsExcludeEachOther(t *testing.T) {
 	var l clusterLocks
+	// Safe on a busy machine: the other lock is held throughout, so the wait can only end at its
+	// deadline.
 	short := func() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(context.Background(), 30*time.Millisecond)
 	}
@@ -137,7 +153,8 @@ func TestWaitingClusterMutationIsNotStarvedByPoolMutations(t *testing.T) {
 		}
 		clusterHeld <- unlock
 	}()
-	time.Sleep(20 * time.Millisecond) // the cluster mutation is now waiting
+	testwait.For(t, "the cluster mutation to queue for its lock", func() bool { return queued(l.get("c").cluster) })
+	// Safe on a busy machine: the queued cluster mutation waits for pool a, held throughout.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	if _, err := l.lockNodePool(ctx, "c", "b"); !errors.Is(err, context.DeadlineExceeded) {
@@ -149,7 +166,16 @@ func TestWaitingClusterMutationIsNotStarvedByPoolMutations(t *testing.T) {
 		if unlock != nil {
 			unlock()
 		}
-	case <-time.After(time.Second):
+	case <-testwait.Context(t).Done():
 		t.Fatal("the cluster mutation did not get the lock once the pool mutation ended")
 	}
+}
+
+// queued reports a waiter on sem: then it lets no one else in, not even for one unit.
+func queued(sem *semaphore.Weighted) bool {
+	if sem.TryAcquire(1) {
+		sem.Release(1)
+		return false
+	}
+	return true
 }

@@ -4,18 +4,18 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // A RayCluster's history account is made bound to its Google service account, read back as
 // current until it changes, never taken over from another owner or from a ServiceAccount made
 // otherwise, and deleted with its owner's others but the one kept.
 func TestHistoryAccount(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testwait.Context(t)
 	sas := env.client.core.ServiceAccounts("default")
 	a := HistoryAccount{Namespace: "default", Name: "acct-ray-history", GoogleServiceAccount: "w@p.iam.gserviceaccount.com", Owner: "acct"}
 	if err := env.client.ApplyHistoryAccount(ctx, a); err != nil {

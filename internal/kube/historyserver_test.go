@@ -1,19 +1,18 @@
 package kube
 
 import (
-	"context"
 	"errors"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // The History Server's objects are applied, its Pod runs (the cluster's Deployment controller and
 // scheduler make and place it), a changed bucket is read back, and delete removes everything.
 func TestHistoryServer(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := testwait.Context(t)
 	h := HistoryServer{Namespace: "default", Name: "history", Bucket: "runs-a", GoogleServiceAccount: "history@p.iam.gserviceaccount.com",
 		Image: "quay.io/kuberay/historyserver:v1.7.0", CPU: "500m", Memory: "2Gi", MemoryLimit: "12Gi"}
 	if err := env.client.ApplyHistoryServer(ctx, h); err != nil {

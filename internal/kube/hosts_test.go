@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
@@ -125,7 +128,7 @@ func TestNodeReady(t *testing.T) {
 
 // A v6e 4x4 slice is 4 hosts, listed in worker order with the labels GKE puts on TPU nodes.
 func TestSliceHosts(t *testing.T) {
-	ctx := testContext(t, time.Minute)
+	ctx := testwait.Context(t)
 	hosts := listHosts(ctx, t, poolSlice, 4)
 	for i, h := range hosts {
 		if idx, ok := emulator.WorkerIndex(h.Name); !ok || idx != i || h.WorkerID != i {
@@ -168,10 +171,10 @@ func TestSliceHosts(t *testing.T) {
 		t.Error("WaitForSliceHosts(want 0) succeeded")
 	}
 
-	// Waiting for more hosts than there are says how many have not registered.
-	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-	defer cancel()
-	got, err = env.client.WaitForSliceHosts(short, poolSlice, 5, testPoll)
+	// Waiting for more hosts than there are says how many have not registered. The deadline comes
+	// once the wait has listed them.
+	short := newExpiringContext(ctx)
+	got, err = clientObserving(t, onNodeWatch(short.expire)).WaitForSliceHosts(short, poolSlice, 5, testPoll)
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) || len(got) != 4 {
 		t.Fatalf("WaitForSliceHosts(%s, 5) = %v, %v; want the 4 hosts and a timeout", poolSlice, names(got), err)
 	}
@@ -184,7 +187,7 @@ func TestSliceHosts(t *testing.T) {
 // After the emulator's host failure, that host is NotReady with the kubelet's reason, and a wait
 // for the whole slice times out naming it.
 func TestSliceHostsAfterHostFailure(t *testing.T) {
-	ctx := testContext(t, time.Minute)
+	ctx := testwait.Context(t)
 	if err := env.emu.FailHost(ctx, emulator.HostFailure{Cluster: testClusterName(), NodePool: poolFailing, Worker: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -199,9 +202,9 @@ func TestSliceHostsAfterHostFailure(t *testing.T) {
 		}
 	}
 
-	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-	defer cancel()
-	got, err := env.client.WaitForSliceHosts(short, poolFailing, 4, testPoll)
+	// The deadline comes once the wait has listed the hosts.
+	short := newExpiringContext(ctx)
+	got, err := clientObserving(t, onNodeWatch(short.expire)).WaitForSliceHosts(short, poolFailing, 4, testPoll)
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("WaitForSliceHosts(%s, 4) with a failed host: error = %v, want a timeout", poolFailing, err)
 	}
@@ -220,28 +223,20 @@ func TestSliceHostsAfterHostFailure(t *testing.T) {
 	}
 }
 
-// A wait started as the node pool is created returns once its hosts have registered and are
+// A wait started before the node pool is created returns once its hosts have registered and are
 // Ready.
 func TestWaitForSliceHostsDuringCreate(t *testing.T) {
-	ctx := testContext(t, 2*time.Minute)
+	ctx := testwait.Context(t)
 	const pool = "slice-new"
-	// Slow enough that the wait surely starts before the nodes register (at a fifth of it).
-	if err := env.emu.SetLatencies(ctx, map[string]time.Duration{"CREATE_NODE_POOL": 2 * time.Second}); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := env.emu.SetLatencies(context.Background(), map[string]time.Duration{"CREATE_NODE_POOL": emulator.DefaultLatency}); err != nil {
-			t.Error(err)
-		}
-	}()
+	listed, hasListed := signal()
+	wait := waitInBackground(ctx, clientObserving(t, onNodeWatch(hasListed)), pool, 4, testPoll)
+	untilListed(t, listed, wait)
 
 	op, err := env.gke.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: testClusterName(), NodePool: v6eSlice(pool)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
 		_ = waitOperation(ctx, op)
 		del, err := env.gke.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: testClusterName() + "/nodePools/" + pool})
 		if err == nil {
@@ -251,17 +246,14 @@ func TestWaitForSliceHostsDuringCreate(t *testing.T) {
 			t.Errorf("deleting node pool %s: %v", pool, err)
 		}
 	})
-	if before, err := env.client.SliceHosts(ctx, pool); err != nil || len(before) != 0 {
-		t.Fatalf("SliceHosts(%s) as it is created = %v, %v; want no hosts yet", pool, names(before), err)
+	r := <-wait
+	if r.err != nil {
+		t.Fatal(r.err)
 	}
-	hosts, err := env.client.WaitForSliceHosts(ctx, pool, 4, testPoll)
-	if err != nil {
-		t.Fatal(err)
+	if len(r.hosts) != 4 {
+		t.Fatalf("WaitForSliceHosts(%s, 4) = %v", pool, names(r.hosts))
 	}
-	if len(hosts) != 4 {
-		t.Fatalf("WaitForSliceHosts(%s, 4) = %v", pool, names(hosts))
-	}
-	for i, h := range hosts {
+	for i, h := range r.hosts {
 		if !h.Ready || h.WorkerID != i || !strings.HasSuffix(h.Name, fmt.Sprintf("-%04d", i)) {
 			t.Errorf("host %d = %+v, want Ready worker %d", i, h, i)
 		}
@@ -276,10 +268,9 @@ func testNodeName(pool string, i int) string {
 // createTestNode registers worker i of pool, Ready or with no Ready condition yet. The test's
 // nodes are deleted when it ends.
 func createTestNode(ctx context.Context, t *testing.T, pool string, i int, ready bool) error {
+	cleanupCtx := testwait.Context(t)
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := env.client.core.Nodes().Delete(ctx, testNodeName(pool, i), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if err := env.client.core.Nodes().Delete(cleanupCtx, testNodeName(pool, i), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("deleting node %s: %v", testNodeName(pool, i), err)
 		}
 	})
@@ -304,32 +295,36 @@ func setTestNodeReady(ctx context.Context, name string, status corev1.ConditionS
 	return err
 }
 
-// later runs steps one after the other, the first one after delay, from a goroutine; the
-// returned function waits for them and reports their error.
-func later(t *testing.T, delay time.Duration, steps ...func() error) func() {
-	done := make(chan error, 1)
+// hostsWait is what a WaitForSliceHosts returned.
+type hostsWait struct {
+	hosts []Host
+	err   error
+}
+
+// waitInBackground runs c.WaitForSliceHosts(ctx, pool, want, poll) in a goroutine.
+func waitInBackground(ctx context.Context, c *Client, pool string, want int, poll time.Duration) <-chan hostsWait {
+	done := make(chan hostsWait, 1)
 	go func() {
-		time.Sleep(delay)
-		for _, step := range steps {
-			if err := step(); err != nil {
-				done <- err
-				return
-			}
-		}
-		done <- nil
+		hosts, err := c.WaitForSliceHosts(ctx, pool, want, poll)
+		done <- hostsWait{hosts, err}
 	}()
-	return func() {
-		t.Helper()
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
+	return done
+}
+
+// untilListed returns once listed is closed; the test fails should the wait end first.
+func untilListed(t *testing.T, listed <-chan struct{}, wait <-chan hostsWait) {
+	t.Helper()
+	select {
+	case <-listed:
+	case r := <-wait:
+		t.Fatalf("the wait ended before it watched the nodes: %v, %v", names(r.hosts), r.err)
 	}
 }
 
 // The wait watches the nodes: a host that registers, and one that turns Ready, after the wait
-// has listed them are seen at once, not a poll later.
+// has listed them are seen without listing them again.
 func TestWaitForSliceHostsIsEventDriven(t *testing.T) {
-	ctx := testContext(t, 30*time.Second)
+	ctx := testwait.Context(t)
 	const pool = "watch-ready"
 	for i, ready := range []bool{true, true, false} {
 		if err := createTestNode(ctx, t, pool, i, ready); err != nil {
@@ -337,55 +332,73 @@ func TestWaitForSliceHostsIsEventDriven(t *testing.T) {
 		}
 	}
 	const poll = time.Minute // only a second listing, after a minute, could see the changes
-	start := time.Now()
-	wait := later(t, 300*time.Millisecond,
-		func() error {
-			return setTestNodeReady(ctx, testNodeName(pool, 2), corev1.ConditionTrue, "KubeletReady", "")
-		},
-		func() error { return createTestNode(ctx, t, pool, 3, true) })
-	hosts, err := env.client.WaitForSliceHosts(ctx, pool, 4, poll)
-	took := time.Since(start)
-	wait()
-	if err != nil {
-		t.Fatalf("WaitForSliceHosts(%s, 4): %v", pool, err)
+	var lists, watches atomic.Int32
+	listed, hasListed := signal()
+	c := clientObserving(t, func(r *http.Request) {
+		if r.URL.Path != "/api/v1/nodes" {
+			return
+		}
+		if r.URL.Query().Get("watch") == "true" {
+			watches.Add(1)
+			hasListed()
+		} else {
+			lists.Add(1)
+		}
+	})
+	wait := waitInBackground(ctx, c, pool, 4, poll)
+	untilListed(t, listed, wait)
+	if err := setTestNodeReady(ctx, testNodeName(pool, 2), corev1.ConditionTrue, "KubeletReady", ""); err != nil {
+		t.Fatal(err)
 	}
-	if took > 5*time.Second {
-		t.Errorf("WaitForSliceHosts took %s to see the last host Ready 300ms in; it must not wait for the next poll (%s)", took, poll)
+	if err := createTestNode(ctx, t, pool, 3, true); err != nil {
+		t.Fatal(err)
+	}
+	r := <-wait
+	if r.err != nil {
+		t.Fatalf("WaitForSliceHosts(%s, 4): %v", pool, r.err)
+	}
+	if l, w := lists.Load(), watches.Load(); l != 1 || w != 1 {
+		t.Errorf("WaitForSliceHosts listed the nodes %d times and watched them %d times, want once each: it must see the changes on its watch, not on its next poll (%s)", l, w, poll)
 	}
 	var want []string
 	for i := range 4 {
 		want = append(want, testNodeName(pool, i))
 	}
-	if !reflect.DeepEqual(names(hosts), want) {
-		t.Fatalf("WaitForSliceHosts(%s, 4) = %v, want %v", pool, names(hosts), want)
+	if !reflect.DeepEqual(names(r.hosts), want) {
+		t.Fatalf("WaitForSliceHosts(%s, 4) = %v, want %v", pool, names(r.hosts), want)
 	}
-	for i, h := range hosts {
+	for i, h := range r.hosts {
 		if !h.Ready || h.WorkerID != i || h.Labels[tpu.LabelNodePool] != pool {
 			t.Errorf("host %d = %+v, want Ready worker %d of %s", i, h, i, pool)
 		}
 	}
 }
 
-// Nodes deleted or turning NotReady during the wait are seen so, and the timeout says so.
+// Nodes deleted or turning NotReady during the wait are seen so, and a wait that times out says
+// so.
 func TestWaitForSliceHostsFollowsDeletions(t *testing.T) {
-	ctx := testContext(t, 30*time.Second)
+	ctx := testwait.Context(t)
 	const pool = "watch-delete"
-	for i := range 3 {
-		if err := createTestNode(ctx, t, pool, i, true); err != nil {
+	// Workers 0 and 1 Ready, 2 not yet: 2 of the 3 hosts waited for.
+	for i, ready := range []bool{true, true, false} {
+		if err := createTestNode(ctx, t, pool, i, ready); err != nil {
 			t.Fatal(err)
 		}
 	}
-	wait := later(t, 300*time.Millisecond,
-		func() error {
-			return env.client.core.Nodes().Delete(ctx, testNodeName(pool, 1), metav1.DeleteOptions{})
-		},
-		func() error {
-			return setTestNodeReady(ctx, testNodeName(pool, 2), corev1.ConditionFalse, "KubeletNotReady", "container runtime is down")
-		})
-	short, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
-	defer cancel()
-	hosts, err := env.client.WaitForSliceHosts(short, pool, 4, time.Minute)
-	wait()
+	listed, hasListed := signal()
+	wait := waitInBackground(ctx, clientObserving(t, onNodeWatch(hasListed)), pool, 3, time.Minute)
+	untilListed(t, listed, wait)
+	// Now 1 of 3: worker 1 is gone, worker 2's kubelet reports it not ready.
+	if err := env.client.core.Nodes().Delete(ctx, testNodeName(pool, 1), metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := setTestNodeReady(ctx, testNodeName(pool, 2), corev1.ConditionFalse, "KubeletNotReady", "container runtime is down"); err != nil {
+		t.Fatal(err)
+	}
+
+	// A wait for 4 that times out, its deadline coming once it has listed them, says so.
+	short := newExpiringContext(ctx)
+	hosts, err := clientObserving(t, onNodeWatch(short.expire)).WaitForSliceHosts(short, pool, 4, time.Minute)
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("WaitForSliceHosts(%s, 4) = %v, %v; want a timeout", pool, names(hosts), err)
 	}
@@ -396,5 +409,23 @@ func TestWaitForSliceHostsFollowsDeletions(t *testing.T) {
 	}
 	if got, want := names(hosts), []string{testNodeName(pool, 0), testNodeName(pool, 2)}; !reflect.DeepEqual(got, want) {
 		t.Errorf("WaitForSliceHosts(%s, 4) returned %v, want %v: the hosts last seen", pool, got, want)
+	}
+
+	// Workers 3 and 4 come Ready: the first wait, had it missed the deletion, would have had its 3
+	// with worker 3 already.
+	for i := 3; i <= 4; i++ {
+		if err := createTestNode(ctx, t, pool, i, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := <-wait
+	if r.err != nil {
+		t.Fatalf("WaitForSliceHosts(%s, 3): %v", pool, r.err)
+	}
+	if got, want := names(r.hosts), []string{testNodeName(pool, 0), testNodeName(pool, 2), testNodeName(pool, 3), testNodeName(pool, 4)}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("WaitForSliceHosts(%s, 3) = %v, want %v: worker 1 deleted during the wait", pool, got, want)
+	}
+	if h := r.hosts[1]; h.Ready || h.NotReadyReason != "KubeletNotReady: container runtime is down" {
+		t.Errorf("host %s = %+v, want it not Ready as its kubelet reported during the wait", h.Name, h)
 	}
 }

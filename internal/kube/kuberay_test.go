@@ -3,33 +3,50 @@ package kube
 import (
 	"context"
 	"errors"
+	"net/http"
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // The add-on is reported on before its CRDs exist (the emulator creates them testRayCRDDelay
-// later, as GKE does some time later): KubeRay is not ready at first, a wait shorter than the gap
-// times out naming the missing CRDs, a longer one sees them established.
+// later, as GKE does some time later): KubeRay is not ready at first, a wait that ends before
+// them times out naming the missing CRDs, a longer one sees them established.
 func TestKubeRay(t *testing.T) {
-	ctx := testContext(t, 2*time.Minute)
+	ctx := testwait.Context(t)
 	c := env.client
 
-	// Start from the add-on off, whatever ran before.
-	if st, err := c.KubeRayStatus(ctx); err != nil {
-		t.Fatal(err)
-	} else if len(st.Missing) != len(KubeRayCRDs) {
-		setRayOperator(t, false)
-		if err := pollFor(ctx, func() bool {
-			st, err := c.KubeRayStatus(ctx)
-			return err == nil && len(st.Established) == 0
-		}); err != nil {
-			t.Fatalf("the KubeRay CRDs stay after the add-on is disabled: %v", err)
+	// Start from the add-on off, whatever ran before (an install may be pending).
+	setRayOperator(t, false)
+	// Gone, not only no longer served: a CRD still terminating refuses a dry run with another error.
+	testwait.For(t, "the KubeRay CRDs to go once the add-on is disabled", func() bool {
+		for _, name := range KubeRayCRDs {
+			err := c.discovery.Get().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", name).Do(ctx).Error()
+			if !apierrors.IsNotFound(err) {
+				return false
+			}
 		}
-	}
+		return true
+	})
 
+	// The emulator holds the CRDs back until released below, so that what is checked before them
+	// does not race their coming, however slow the machine.
+	setRayCRDDelay(ctx, t, 24*time.Hour)
+	released := false
+	t.Cleanup(func() {
+		if !released {
+			setRayCRDDelay(ctx, t, testRayCRDDelay)
+			setRayOperator(t, false) // so that the next enabling installs them
+		}
+	})
 	setRayOperator(t, true)
 	st, err := c.KubeRayStatus(ctx)
 	if err != nil {
@@ -45,12 +62,18 @@ func TestKubeRay(t *testing.T) {
 		t.Errorf("DryRunRayCluster before the CRDs exist: error = %v, want one saying rayclusters.ray.io/v1 is not served", err)
 	}
 
-	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-	defer cancel()
+	// The wait's deadline comes as it reads the CRDs a second time: it has read them once.
+	short := newExpiringContext(ctx)
+	var reads atomic.Int32
+	observed := clientObserving(t, func(r *http.Request) {
+		if r.URL.Path == "/apis/"+kubeRayGroupVersion && reads.Add(1) == 2 {
+			short.expire()
+		}
+	})
 	start := time.Now()
-	st, err = c.WaitForKubeRay(short, testPoll)
+	st, err = observed.WaitForKubeRay(short, testPoll)
 	if err == nil {
-		t.Fatalf("WaitForKubeRay with 300ms before CRDs that come after %s succeeded: %+v", testRayCRDDelay, st)
+		t.Fatalf("WaitForKubeRay that ends before the CRDs succeeded: %+v", st)
 	}
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("WaitForKubeRay timeout error %q does not wrap context.DeadlineExceeded", err)
@@ -63,6 +86,13 @@ func TestKubeRay(t *testing.T) {
 	}
 	t.Logf("timeout after %s: %v", time.Since(start).Round(time.Millisecond), err)
 
+	// Released: enabled again, the add-on gets its CRDs testRayCRDDelay later.
+	setRayCRDDelay(ctx, t, testRayCRDDelay)
+	setRayOperator(t, false)
+	released = true
+	// Before the request: the emulator's delay starts once the operation is done, later still.
+	start = time.Now()
+	setRayOperator(t, true)
 	st, err = c.WaitForKubeRay(ctx, testPoll)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +100,8 @@ func TestKubeRay(t *testing.T) {
 	if !st.Ready || !reflect.DeepEqual(st.Established, KubeRayCRDs) || len(st.Missing) != 0 {
 		t.Errorf("WaitForKubeRay = %+v, want ready with every CRD established", st)
 	}
-	if waited := time.Since(start); waited < testRayCRDDelay-500*time.Millisecond {
+	// A lower bound: a busy machine only sees them later.
+	if waited := time.Since(start); waited < testRayCRDDelay {
 		t.Errorf("KubeRay was ready %s after the add-on was enabled; the emulator installs the CRDs after %s", waited, testRayCRDDelay)
 	}
 
@@ -82,14 +113,11 @@ func TestKubeRay(t *testing.T) {
 	}
 }
 
-// pollFor checks cond every testPoll until it holds or ctx ends.
-func pollFor(ctx context.Context, cond func() bool) error {
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(testPoll):
-		}
+// setRayCRDDelay sets how long after the add-on is next enabled the emulator creates the test
+// cluster's KubeRay CRDs.
+func setRayCRDDelay(ctx context.Context, t *testing.T, d time.Duration) {
+	t.Helper()
+	if err := env.emu.SetClusterLatencies(ctx, testClusterName(), map[string]time.Duration{emulator.RayCRDsLatency: d}); err != nil {
+		t.Fatal(err)
 	}
-	return nil
 }

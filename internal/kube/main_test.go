@@ -2,8 +2,11 @@ package kube
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"net/http"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // The package's tests share one emulator and one cluster, made by TestMain: a zonal cluster with
@@ -44,13 +48,14 @@ func testClusterName() string {
 }
 
 func TestMain(m *testing.M) {
+	flag.Parse()
 	os.Exit(runTests(m))
 }
 
 // runTests sets the environment up, runs the tests and tears everything down. A missing
 // kube-apiserver or etcd fails the package: these tests never skip.
 func runTests(m *testing.M) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := testwait.MainContext()
 	defer cancel()
 	emu, err := emulator.Start(ctx, emulator.Options{RayCRDDelay: testRayCRDDelay})
 	if err != nil {
@@ -165,8 +170,7 @@ func waitOperation(ctx context.Context, op *containerpb.Operation) error {
 // for the CRDs).
 func setRayOperator(t *testing.T, enabled bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testwait.Context(t)
 	op, err := env.gke.SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{
 		Name:         testClusterName(),
 		AddonsConfig: &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: enabled}},
@@ -182,8 +186,7 @@ func setRayOperator(t *testing.T, enabled bool) {
 // requireKubeRay makes sure the add-on is on and its CRDs are established.
 func requireKubeRay(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testwait.Context(t)
 	if st, err := env.client.KubeRayStatus(ctx); err == nil && st.Ready {
 		return
 	}
@@ -193,9 +196,53 @@ func requireKubeRay(t *testing.T) {
 	}
 }
 
-func testContext(t *testing.T, d time.Duration) context.Context {
+// clientObserving is a client of the test cluster that hands each request to observe before
+// sending it.
+func clientObserving(t *testing.T, observe func(*http.Request)) *Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
+	cl := clusterFor(env.cluster, staticToken(env.emu.Token()))
+	cl.onRequest = observe
+	return testClient(t, cl)
+}
+
+// onNodeWatch calls f as a wait starts to watch nodes: it has listed them by then.
+func onNodeWatch(f func()) func(*http.Request) {
+	return func(r *http.Request) {
+		if r.URL.Path == "/api/v1/nodes" && r.URL.Query().Get("watch") == "true" {
+			f()
+		}
+	}
+}
+
+// signal is a channel and a function that closes it, which may be called more than once.
+func signal() (<-chan struct{}, func()) {
+	ch := make(chan struct{})
+	var once sync.Once
+	return ch, func() { once.Do(func() { close(ch) }) }
+}
+
+// expiringContext is a context that reaches its deadline when expire is called, or when its
+// parent ends: a test that asserts how a wait times out lets the deadline come once the wait has
+// seen what it must see first, which a fixed timeout may not leave a busy machine time for.
+type expiringContext struct {
+	context.Context
+	done   <-chan struct{}
+	expire func()
+}
+
+func newExpiringContext(parent context.Context) *expiringContext {
+	done, expire := signal()
+	context.AfterFunc(parent, expire)
+	return &expiringContext{Context: parent, done: done, expire: expire}
+}
+
+func (e *expiringContext) Done() <-chan struct{} { return e.done }
+
+func (e *expiringContext) Err() error {
+	select {
+	case <-e.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
 }

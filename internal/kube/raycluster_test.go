@@ -4,12 +4,13 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // validRayClusterYAML is a RayCluster with one v6e 4x4 slice as its TPU worker group (domain
@@ -56,7 +57,7 @@ spec:
 
 func TestDryRunRayCluster(t *testing.T) {
 	requireKubeRay(t)
-	ctx := testContext(t, time.Minute)
+	ctx := testwait.Context(t)
 	c := env.client
 
 	t.Run("accepted as YAML", func(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 func testRayServiceSpec() RayServiceSpec {
@@ -84,7 +86,7 @@ func TestRayServiceClaim(t *testing.T) {
 // does not know, none null where it wants an object.
 func TestDryRunApplyRayService(t *testing.T) {
 	requireKubeRay(t)
-	ctx := testContext(t, time.Minute)
+	ctx := testwait.Context(t)
 	rs, err := RayServiceObject(testRayServiceSpec())
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // TestDrainSlice cordons a slice of its own, drains it as kubectl drain does and uncordons it.
@@ -25,7 +27,7 @@ import (
 // times how the add-on comes up from off.
 func TestDrainSlice(t *testing.T) {
 	requireKubeRay(t)
-	ctx := testContext(t, 2*time.Minute)
+	ctx := testwait.Context(t)
 	const pool = "drain"
 	op, err := env.gke.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: testClusterName(), NodePool: &containerpb.NodePool{
 		Name: pool, InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "ct6e-standard-4t"},
@@ -36,6 +38,16 @@ func TestDrainSlice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The slice goes with the test, so that the test runs again in the same process (-count).
+	t.Cleanup(func() {
+		op, err := env.gke.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: testClusterName() + "/nodePools/" + pool})
+		if err == nil {
+			err = waitOperation(ctx, op)
+		}
+		if err != nil {
+			t.Errorf("deleting the slice: %v", err)
+		}
+	})
 	hosts, err := env.client.WaitForSliceHosts(ctx, pool, 1, testPoll)
 	if err != nil {
 		t.Fatal(err)

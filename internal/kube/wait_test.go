@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 const nodeListJSON = `{"kind":"NodeList","apiVersion":"v1","metadata":{},"items":[
@@ -59,7 +61,7 @@ func TestWaitRetriesServerErrors(t *testing.T) {
 		}
 		return http.StatusOK, nodeListJSON
 	})
-	hosts, err := c.WaitForSliceHosts(testContext(t, 30*time.Second), "p", 2, 10*time.Millisecond)
+	hosts, err := c.WaitForSliceHosts(testwait.Context(t), "p", 2, 10*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +75,14 @@ func TestWaitRetriesServerErrors(t *testing.T) {
 
 // When the API server keeps failing, the timeout says what the last check ran into.
 func TestWaitReportsLastError(t *testing.T) {
-	c, _ := fakeAPIServer(t, func(int, *http.Request) (int, string) { return http.StatusServiceUnavailable, unavailable })
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
+	// The deadline comes with the second request: the first has been answered.
+	ctx := newExpiringContext(testwait.Context(t))
+	c, _ := fakeAPIServer(t, func(n int, _ *http.Request) (int, string) {
+		if n == 2 {
+			ctx.expire()
+		}
+		return http.StatusServiceUnavailable, unavailable
+	})
 	_, err := c.WaitForSliceHosts(ctx, "p", 2, 10*time.Millisecond)
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error = %v, want a timeout", err)
@@ -91,7 +98,7 @@ func TestWaitReportsLastError(t *testing.T) {
 func TestWaitStopsOnForbidden(t *testing.T) {
 	const forbidden = `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"nodes is forbidden: User \"me@example.com\" cannot list resource \"nodes\" in API group \"\" at the cluster scope","reason":"Forbidden","code":403}`
 	c, calls := fakeAPIServer(t, func(int, *http.Request) (int, string) { return http.StatusForbidden, forbidden })
-	_, err := c.WaitForSliceHosts(testContext(t, 30*time.Second), "p", 2, 10*time.Millisecond)
+	_, err := c.WaitForSliceHosts(testwait.Context(t), "p", 2, 10*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), `refused the request (403 Forbidden): nodes is forbidden: User "me@example.com" cannot list resource "nodes"`) {
 		t.Fatalf("error = %v, want the 403 with the API server's message", err)
 	}
@@ -135,7 +142,7 @@ func TestWaitRelistsAfterExpiredWatch(t *testing.T) {
 	if rc, ok := c.coreWatch.RESTClient().(*rest.RESTClient); !ok || rc.Client.Timeout != 0 {
 		t.Errorf("the watch client is %T with an HTTP timeout; want none", c.coreWatch.RESTClient())
 	}
-	hosts, err := c.WaitForSliceHosts(testContext(t, 30*time.Second), "p", 2, 10*time.Millisecond)
+	hosts, err := c.WaitForSliceHosts(testwait.Context(t), "p", 2, 10*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +173,7 @@ func TestWaitListsWhenAWatchIsForbidden(t *testing.T) {
 		}
 		return http.StatusOK, nodeListJSON
 	})
-	hosts, err := c.WaitForSliceHosts(testContext(t, 30*time.Second), "p", 2, 10*time.Millisecond)
+	hosts, err := c.WaitForSliceHosts(testwait.Context(t), "p", 2, 10*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
