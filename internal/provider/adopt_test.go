@@ -41,7 +41,7 @@ resource "raytpu_slice" "test" {
   topology   = "4x4"
 }
 `)
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -88,7 +88,7 @@ resource "raytpu_slice" "test" {
   topology   = "2x2"
 }
 `
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: testAccSliceConfig(cluster, "")},

@@ -8,12 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // reattachedCLI runs the CLI under test against the provider served by this test process, as
@@ -42,8 +43,8 @@ func reattachedCLI(t *testing.T) cliRunner {
 	case rc = <-configs:
 	case err := <-served:
 		t.Fatalf("serving the provider for the CLI: %v", err)
-	case <-time.After(time.Minute):
-		t.Fatal("serving the provider for the CLI: no reattach configuration after a minute")
+	case <-testwait.Context(t).Done():
+		t.Fatal("serving the provider for the CLI: no reattach configuration by the test's deadline")
 	}
 	type addr struct{ Network, String string }
 	reattach, err := json.Marshal(map[string]any{address: map[string]any{
@@ -72,10 +73,8 @@ func (c cliRunner) run(t *testing.T, dir string, args ...string) []byte {
 // returns the code, and ends the test only when the CLI cannot run.
 func (c cliRunner) runExit(t *testing.T, dir string, args ...string) ([]byte, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
-	defer cancel()
 	var stdout, stderr bytes.Buffer
-	cmd := c.command(ctx, dir, c.env, args...)
+	cmd := c.command(testwait.Context(t), dir, c.env, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	var exit *exec.ExitError

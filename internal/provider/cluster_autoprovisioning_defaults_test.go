@@ -39,7 +39,7 @@ func TestAccClusterAutoProvisioning_poolDefaultsAndForeignSettings(t *testing.T)
     oauth_scopes    = [%q]
   }`, maxCPU, serviceAccount, cloudPlatform))
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -91,7 +91,7 @@ func TestAccClusterAutoProvisioning_limits(t *testing.T) {
 			"generation": knownvalue.StringExact(generation), "max_chips": knownvalue.Int64Exact(chips),
 		})
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -172,7 +172,7 @@ func TestAccClusterAutoProvisioning_planTimeErrors(t *testing.T) {
 			ExpectError: regexp.MustCompile(want),
 		}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			plan(`max_cpu = 8

@@ -30,6 +30,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/acctest"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // TestAccClusterCredentials_values reads the ephemeral credentials through terraform-plugin-testing's
@@ -38,7 +39,7 @@ func TestAccClusterCredentials_values(t *testing.T) {
 	t.Parallel()
 	acctest.RequireCLI(t, testCLI, acctest.EphemeralResources)
 	cluster := testAccClusterConfig("acc-credentials", "")
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
 			"raytpu": testAccProtoV6ProviderFactories["raytpu"],
 			"echo":   echoprovider.NewProviderServer(),
@@ -75,7 +76,7 @@ resource "echo" "credentials" {}
 func TestAccClusterCredentials_planTimeErrors(t *testing.T) {
 	t.Parallel()
 	acctest.RequireCLI(t, testCLI, acctest.EphemeralResources)
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -122,10 +123,10 @@ resource "raytpu_cluster" "test" {
 `
 	withKube := cluster + kubecheckOnCredentials
 	noToken := noTokenCheck{token: token}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
 			"raytpu":    testAccProtoV6ProviderFactories["raytpu"],
-			"kubecheck": providerserver.NewProtocol6WithError(&kubeCheckProvider{}),
+			"kubecheck": providerserver.NewProtocol6WithError(newKubeCheckProvider(t)),
 		},
 		Steps: []resource.TestStep{
 			{Config: cluster},
@@ -157,10 +158,10 @@ func TestAccClusterCredentials_firstApply(t *testing.T) {
 	const name = "acc-credentials-first"
 	config := testAccClusterConfig(name, "") + kubecheckOnCredentials
 	noToken := noTokenCheck{token: testEmulator.Token()}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
 			"raytpu":    testAccProtoV6ProviderFactories["raytpu"],
-			"kubecheck": providerserver.NewProtocol6WithError(&kubeCheckProvider{}),
+			"kubecheck": providerserver.NewProtocol6WithError(newKubeCheckProvider(t)),
 		},
 		Steps: []resource.TestStep{{
 			Config: config,
@@ -237,8 +238,13 @@ func (c noTokenCheck) absent(what string, v any) error {
 
 // kubeCheckProvider stands in for the kubernetes provider: it takes host, cluster_ca_certificate
 // and token as the kubernetes provider does, and its one resource records the API server's
-// version, read with them (GET /version).
-type kubeCheckProvider struct{}
+// version, read with them (GET /version) by the test's deadline (zero: none).
+type kubeCheckProvider struct{ deadline time.Time }
+
+func newKubeCheckProvider(t *testing.T) *kubeCheckProvider {
+	deadline, _ := testwait.Deadline(t)
+	return &kubeCheckProvider{deadline: deadline}
+}
 
 type kubeCheckConfig struct {
 	Host                 types.String `tfsdk:"host"`
@@ -265,12 +271,15 @@ func (p *kubeCheckProvider) Configure(ctx context.Context, req fwprovider.Config
 }
 
 func (p *kubeCheckProvider) Resources(context.Context) []func() fwresource.Resource {
-	return []func() fwresource.Resource{func() fwresource.Resource { return &kubeCheckServer{} }}
+	return []func() fwresource.Resource{func() fwresource.Resource { return &kubeCheckServer{deadline: p.deadline} }}
 }
 
 func (p *kubeCheckProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
 
-type kubeCheckServer struct{ config kubeCheckConfig }
+type kubeCheckServer struct {
+	config   kubeCheckConfig
+	deadline time.Time
+}
 
 func (r *kubeCheckServer) Metadata(_ context.Context, _ fwresource.MetadataRequest, resp *fwresource.MetadataResponse) {
 	resp.TypeName = "kubecheck_server"
@@ -321,7 +330,12 @@ func (r *kubeCheckServer) version(ctx context.Context) (string, error) {
 	if !pool.AppendCertsFromPEM([]byte(c.ClusterCACertificate.ValueString())) {
 		return "", fmt.Errorf("cluster_ca_certificate is not a PEM certificate")
 	}
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	if !r.deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, r.deadline)
+		defer cancel()
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.Host.ValueString()+"/version", nil)
 	if err != nil {
 		return "", err

@@ -93,7 +93,7 @@ func TestAccClusterMaintenance_policy(t *testing.T) {
 		exclusionHCL("eval", day(31), day(120), "NO_MINOR_UPGRADES"))
 	daily := maintenanceConfig(name, `daily_window_start_time = "03:00"`, exclusionHCL("campaign", day(2), day(30), "NO_UPGRADES"))
 	policy := tfjsonpath.New("maintenance_policy")
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -227,7 +227,7 @@ func TestAccClusterMaintenance_planTimeErrors(t *testing.T) {
 		return resource.TestStep{Config: config, PlanOnly: true, ExpectError: regexp.MustCompile("(?s)" + strings.ReplaceAll(want, " ", `\s+`))}
 	}
 	const name = "acc-maint-errors"
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			step(maintenanceConfig(name, `daily_window_start_time = "03:00"`+"\n    "+weekendWindow),

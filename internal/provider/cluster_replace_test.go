@@ -38,7 +38,7 @@ resource "raytpu_ray_cluster" "tpu" {
 `, description)
 	}
 	endpoints := statecheck.CompareValue(compare.ValuesDiffer())
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

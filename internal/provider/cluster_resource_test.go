@@ -45,7 +45,7 @@ func TestAccCluster_lifecycle(t *testing.T) {
 	name := "acc-lifecycle"
 	id := fmt.Sprintf("projects/%s/locations/%s/clusters/%s", testProject, testLocation, name)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -107,7 +107,7 @@ func TestAccCluster_lifecycle(t *testing.T) {
 
 func TestAccCluster_planTimeErrors(t *testing.T) {
 	t.Parallel()
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -142,7 +142,7 @@ resource "raytpu_cluster" "test" {
   name = "acc-protected"
 }
 `
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: protected},
@@ -159,7 +159,7 @@ resource "raytpu_cluster" "test" {
 func TestAccCluster_disappears(t *testing.T) {
 	t.Parallel()
 	name := "acc-disappears"
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: testAccClusterConfig(name, "")},
@@ -180,7 +180,7 @@ func TestAccCluster_disappears(t *testing.T) {
 func TestAccCluster_operationErrorKeepsTheClusterInState(t *testing.T) {
 	t.Parallel()
 	name := "acc-operr"
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -231,19 +231,20 @@ func TestAccCluster_kubeRayLag(t *testing.T) {
 	setCRDDelay := func(d time.Duration) {
 		setClusterLatencies(t, name, map[string]time.Duration{emulator.RayCRDsLatency: d})
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				// The create timeout leaves room for the cluster itself on a loaded machine (its
-				// kube-apiserver may take several seconds), and ends well before the CRDs come.
-				PreConfig:   func() { setCRDDelay(40 * time.Second) },
-				Config:      testAccClusterConfig(name, `timeouts = { create = "20s" }`),
+				// The create timeout leaves room for the cluster itself on a loaded machine, where
+				// its kube-apiserver may take tens of seconds to start; the CRDs never come within
+				// it, so it can only end the wait for them. The next step replaces this cluster.
+				PreConfig:   func() { setCRDDelay(time.Hour) },
+				Config:      testAccClusterConfig(name, `timeouts = { create = "2m" }`),
 				ExpectError: regexp.MustCompile(`(?s)KubeRay Not Ready.*waiting for KubeRay in raytpu_cluster.*rayclusters\.ray\.io.*raise\s+the\s+timeouts`),
 			},
 			{
 				PreConfig: func() { setCRDDelay(500 * time.Millisecond) },
-				Config:    testAccClusterConfig(name, `timeouts = { create = "5m" }`),
+				Config:    testAccClusterConfig(name, ""),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("raytpu_cluster.test", tfjsonpath.New("kuberay").AtMapKey("ready"), knownvalue.Bool(true)),
 				},
@@ -262,7 +263,7 @@ func TestAccCluster_reconcilingIsNotKubeRayGone(t *testing.T) {
 	setUpdateLatency := func(d time.Duration) {
 		setClusterLatencies(t, name, map[string]time.Duration{"UPDATE_CLUSTER": d})
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: testAccClusterConfig(name, "")},

@@ -41,7 +41,7 @@ resource "raytpu_slice" "one" {
 	}
 	sameCluster := statecheck.CompareValue(compare.ValuesSame())
 	sameSlice := statecheck.CompareValue(compare.ValuesSame())
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

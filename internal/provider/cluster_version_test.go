@@ -29,7 +29,7 @@ func TestAccCluster_minMasterVersionIsAMinimum(t *testing.T) {
 	masterVersion := func(want string) statecheck.StateCheck {
 		return at("raytpu_cluster.test", "master_version", knownvalue.StringExact(want))
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

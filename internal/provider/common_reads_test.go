@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -20,8 +21,14 @@ func countingRead(calls *atomic.Int32, answer func(ctx context.Context, call int
 	}
 }
 
+// In a synctest bubble time moves only once every goroutine waits: the read's sleep ends when the
+// callers all wait on it, and no slow machine uses up the TTL.
 func TestSharedReadsShareAndRetryFailures(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, sharedReadsShareAndRetryFailures)
+}
+
+func sharedReadsShareAndRetryFailures(t *testing.T) {
 	ctx := context.Background()
 	var reads sharedReads[*containerpb.Cluster]
 	var calls atomic.Int32
@@ -30,7 +37,7 @@ func TestSharedReadsShareAndRetryFailures(t *testing.T) {
 		if !exists {
 			return nil, status.Error(codes.NotFound, "Not found")
 		}
-		time.Sleep(20 * time.Millisecond) // long enough for the callers below to overlap
+		time.Sleep(20 * time.Millisecond) // ends once the callers below wait on this read
 		return &containerpb.Cluster{Name: "c", Endpoint: "127.0.0.1:1"}, nil
 	})
 
@@ -88,6 +95,10 @@ func TestSharedReadsShareAndRetryFailures(t *testing.T) {
 // never handed out again, however soon the caller asks.
 func TestSharedReadsRetryAReadCutByAnotherCaller(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, sharedReadsRetryAReadCutByAnotherCaller)
+}
+
+func sharedReadsRetryAReadCutByAnotherCaller(t *testing.T) {
 	var reads sharedReads[*containerpb.Cluster]
 	var calls atomic.Int32
 	started := make(chan struct{})
@@ -114,7 +125,7 @@ func TestSharedReadsRetryAReadCutByAnotherCaller(t *testing.T) {
 		}
 		second <- err
 	}()
-	time.Sleep(10 * time.Millisecond) // the second caller waits on the first's read
+	synctest.Wait() // the second caller waits on the first's read
 	cancel()
 	if err := <-first; !errors.Is(err, context.Canceled) {
 		t.Errorf("the cut caller got %v, want its own cancellation", err)
@@ -124,7 +135,7 @@ func TestSharedReadsRetryAReadCutByAnotherCaller(t *testing.T) {
 		if err != nil {
 			t.Errorf("the waiting caller got %v, want the cluster", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(5 * time.Second): // the bubble's time: only once every goroutine is stuck
 		t.Fatal("the waiting caller did not get the cluster")
 	}
 	if n := calls.Load(); n != 2 {

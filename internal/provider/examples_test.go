@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/acctest"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // The examples under examples/ feed the registry docs. These tests hold every one of them to what
@@ -169,22 +170,19 @@ func testExamplesLocalEmulatorApplies(t *testing.T, cli cliRunner) {
 		"RAYTPU_CONTAINER_ENDPOINT="+testEmulator.Endpoint(),
 		"RAYTPU_COMPUTE_ENDPOINT="+testEmulator.ComputeEndpoint(),
 		"GOOGLE_OAUTH_ACCESS_TOKEN="+testEmulator.Token())
-	run := func(parent context.Context, args ...string) {
+	// Made before the destroy's cleanup is registered, so that the destroy may use it too.
+	ctx := testwait.Context(t)
+	run := func(args ...string) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(parent, 10*time.Minute)
-		defer cancel()
 		if out, err := cli.command(ctx, work, env, args...).CombinedOutput(); err != nil {
 			t.Fatalf("%s %s in examples/%s: %v\n%s", cli.name, args[0], dir, err, out)
 		}
 	}
-	run(t.Context(), "apply", "-auto-approve", "-input=false", "-no-color")
-	// t.Context() is done by the time cleanups run.
-	t.Cleanup(func() { run(context.Background(), "destroy", "-auto-approve", "-input=false", "-no-color") })
+	run("apply", "-auto-approve", "-input=false", "-no-color")
+	t.Cleanup(func() { run("destroy", "-auto-approve", "-input=false", "-no-color") })
 	var outputs map[string]struct {
 		Value json.RawMessage `json:"value"`
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
 	out, err := cli.command(ctx, work, env, "output", "-json").Output()
 	if err != nil {
 		t.Fatalf("%s output: %v", cli.name, err)
@@ -213,9 +211,7 @@ func buildExamplesCLI(t *testing.T) cliRunner {
 		t.Fatalf("%s is not set", acctest.EnvCLIPath)
 	}
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, "terraform-provider-raytpu"), ".")
+	build := exec.CommandContext(testwait.Context(t), "go", "build", "-o", filepath.Join(dir, "terraform-provider-raytpu"), ".")
 	build.Dir = filepath.Join("..", "..")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the provider: %v\n%s", err, out)
@@ -262,13 +258,11 @@ func (c cliRunner) command(ctx context.Context, dir string, env []string, args .
 // checkFormat fails when the CLI's fmt would change a file of the example.
 func (c cliRunner) checkFormat(t *testing.T, dir string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
 	abs, err := filepath.Abs(filepath.Join(examplesDir, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := c.command(ctx, abs, c.env, "fmt", "-check", "-diff", "-no-color").CombinedOutput()
+	out, err := c.command(testwait.Context(t), abs, c.env, "fmt", "-check", "-diff", "-no-color").CombinedOutput()
 	if err != nil {
 		t.Errorf("%s fmt -check of examples/%s: %v (run `make generate`, which formats examples/)\n%s", c.name, dir, err, out)
 	}
@@ -293,14 +287,12 @@ type diagnostic struct {
 func (c cliRunner) validate(t *testing.T, dir string) []diagnostic {
 	t.Helper()
 	work := copyExample(t, dir)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
 	args := []string{"validate", "-json", "-no-color"}
 	if queries, _ := filepath.Glob(filepath.Join(work, "*.tfquery.hcl")); len(queries) > 0 {
 		args = append(args, "-query")
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := c.command(ctx, work, c.env, args...)
+	cmd := c.command(testwait.Context(t), work, c.env, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
 	var result struct {

@@ -45,7 +45,7 @@ resource "raytpu_slice" "bare" {
 }
 `, network, subnetwork, labels)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -1,14 +1,12 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -16,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // kubeRaySamples are KubeRay's own TPU RayCluster samples, in the ray-operator module go.mod pins,
@@ -34,7 +33,7 @@ var kubeRaySamples = map[string]string{
 // of raytpu slices: every worker runs on the slice of its shape, the head on the system pool.
 func TestAccKubeRaySamples_runOnSlices(t *testing.T) {
 	t.Parallel()
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: testAccProviderConfig() + `
@@ -85,8 +84,7 @@ func samplesRunOnSlices(t *testing.T) resource.TestCheckFunc {
 			return err
 		}
 		defer k.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
+		ctx := testwait.Context(t)
 		names, want := map[string]string{}, map[string]int{}
 		for file := range kubeRaySamples {
 			b, err := os.ReadFile(filepath.Join(dir, file))

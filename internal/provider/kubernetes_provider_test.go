@@ -24,7 +24,7 @@ func TestAccKubernetesProvider_deploymentRuns(t *testing.T) {
 	acctest.RequireCLI(t, testCLI, acctest.EphemeralResources)
 	acctest.RequireProvider(t, "hashicorp/kubernetes")
 	cluster := testAccClusterConfig("acc-k8s-provider", "")
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: cluster},

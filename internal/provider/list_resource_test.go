@@ -94,7 +94,7 @@ func TestAccListResources_query(t *testing.T) {
 	named := func(list, displayName string) querycheck.QueryResultCheck {
 		return querycheck.ExpectResourceDisplayName(list, queryfilter.ByDisplayName(str(displayName)), str(displayName))
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: queryClusterConfig()},

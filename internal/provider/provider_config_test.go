@@ -12,7 +12,7 @@ import (
 
 func TestAccProviderConfig_problemsReportedTogether(t *testing.T) {
 	t.Parallel()
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -49,7 +49,7 @@ data "raytpu_topology" "x" {
 // provider configuration at all.
 func TestAccProviderConfig_noCredentialsNeededForTopology(t *testing.T) {
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/adc.json")
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `data "raytpu_topology" "x" { accelerator_type = "v5p-128" }`,

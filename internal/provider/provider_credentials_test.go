@@ -63,7 +63,7 @@ data "raytpu_topology" "x" {
   accelerator_type = "v6e-16"
 }
 `
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

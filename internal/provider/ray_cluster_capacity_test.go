@@ -52,7 +52,7 @@ func TestAccRayCluster_queuedAndFlexStartSlicesRefused(t *testing.T) {
 	t.Parallel()
 	cluster := "acc-ray-capacity"
 	queued := `(?s)Queued Slice In A Worker Group.*worker group "g": slice queued uses queued provisioning.*ProvisioningRequest`
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: testAccCapacityConfig(cluster, "", "")},

@@ -10,6 +10,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // testAccClaimsConfig is three v6e 4x4 slices and the RayClusters the caller writes.
@@ -46,7 +49,7 @@ resource "raytpu_ray_cluster" "single" {
 func TestAccRayCluster_groupsNeverTakeAnothersSlice(t *testing.T) {
 	t.Parallel()
 	cluster := "acc-ray-claims"
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: testAccClaimsConfig(cluster, "")},
@@ -57,11 +60,7 @@ func TestAccRayCluster_groupsNeverTakeAnothersSlice(t *testing.T) {
 					if err := cordonSlice(cluster, "slice-a", true); err != nil {
 						t.Fatal(err)
 					}
-					time.AfterFunc(20*time.Second, func() {
-						if err := cordonSlice(cluster, "slice-a", false); err != nil {
-							t.Error(err)
-						}
-					})
+					uncordonOnceReplicaWaits(t, cluster)
 				},
 				Config: testAccClaimsConfig(cluster, multiRayCluster),
 				Check: resource.ComposeTestCheckFunc(
@@ -116,6 +115,42 @@ resource "raytpu_ray_cluster" "thief" {
 			},
 		},
 	})
+}
+
+// uncordonOnceReplicaWaits uncordons slice-a once the scheduler has decided on every worker of
+// RayCluster multi (two slices of four hosts), one replica's worth of them on a node and the rest
+// finding none, however long the apply takes to get there. Had the rest found slice-c, that is
+// when they would have.
+func uncordonOnceReplicaWaits(t *testing.T, cluster string) {
+	k := testKubeClient(t, cluster)
+	released := make(chan struct{})
+	t.Cleanup(func() { <-released })
+	// Registered after the wait above, its end comes first (cleanups run last first) and ends the
+	// goroutine's wait.
+	ctx := testwait.Context(t)
+	go func() {
+		defer close(released)
+		_, err := k.WaitForRayClusterPods(ctx, "default", "multi", func(pods []kube.RayPod) bool {
+			placed, waiting := 0, 0
+			for _, p := range pods {
+				switch {
+				case p.Head:
+				case p.Node != "":
+					placed++
+				case p.Unschedulable != "":
+					waiting++
+				}
+			}
+			return placed >= 4 && placed+waiting == 8
+		})
+		if err != nil {
+			t.Logf("slice-a stays cordoned: %v", err) // the test ended, or reached its deadline, first
+			return
+		}
+		if err := cordonSlice(cluster, "slice-a", false); err != nil {
+			t.Error(err)
+		}
+	}()
 }
 
 // sliceClaimedBy checks the claim labels on every node of a slice (empty: none).

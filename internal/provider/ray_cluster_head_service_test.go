@@ -30,7 +30,7 @@ func TestAccRayCluster_headService(t *testing.T) {
 	t.Parallel()
 	cluster := "acc-ray-svc"
 	var headUID string
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

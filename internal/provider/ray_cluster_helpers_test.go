@@ -17,6 +17,7 @@ import (
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // testClientset reaches the API server of an emulated cluster with client-go itself, to look at
@@ -126,8 +127,7 @@ func restartWorkersOutOfBand(t *testing.T, cluster string, names ...string) {
 // since (zero: any).
 func waitRayClusterRunning(t *testing.T, cluster, name string, want int, since time.Time) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := testwait.Context(t)
 	k := testClientset(t, cluster)
 	_, err := testKubeClient(t, cluster).WaitForRayClusterPods(ctx, "default", name, func(pods []kube.RayPod) bool {
 		running := 0

@@ -60,7 +60,7 @@ func TestAccRayCluster_historyServer(t *testing.T) {
 	t.Parallel()
 	cluster := "acc-history-block"
 	seen := &podRecord{}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -142,7 +142,7 @@ func TestAccRayService_historyServer(t *testing.T) {
 	config := func(more string) string {
 		return testAccRayServiceOn(cluster, v6eSlice("one", "2x2", ""), "one", testServeConfig("chat"), more)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -187,7 +187,7 @@ resource "raytpu_ray_cluster" "tpu" {
 }
 `, testProject, testLocation, group, bucket)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

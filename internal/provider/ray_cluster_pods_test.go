@@ -45,7 +45,7 @@ func TestAccRayCluster_podSettingsReachThePods(t *testing.T) {
 	t.Parallel()
 	cluster := "acc-ray-pods"
 	config := testAccRayPodsConfig(cluster, `{ JAX_PLATFORMS = "tpu", XLA_FLAGS = "--xla_dump_to=/tmp" }`)
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

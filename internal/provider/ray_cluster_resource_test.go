@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -20,6 +19,7 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 const rayClusterAddress = "raytpu_ray_cluster.tpu"
@@ -62,7 +62,7 @@ func TestAccRayCluster_slicesPlacementImportDriftFailedHost(t *testing.T) {
 	cluster := "acc-ray"
 	clusterID := fmt.Sprintf("projects/%s/locations/%s/clusters/%s", testProject, testLocation, cluster)
 	config := testAccRayClusterConfig(cluster, multisliceGroups)
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -172,7 +172,7 @@ func TestAccRayCluster_autoProvisionedShape(t *testing.T) {
 	// The seed's flow end to end: the cluster allows node auto-provisioning of v6e chips, the
 	// RayCluster declares a v6e 2x4, and GKE brings up a node pool of that shape for it.
 	id := fmt.Sprintf("projects/%s/locations/%s/clusters/acc-ray-nap", testProject, testLocation)
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: testAccProviderConfig() + `
@@ -241,14 +241,14 @@ resource "raytpu_ray_cluster" "tpu" {
 		}
 		ts = append(ts, resource.TestStep{Config: cfg, PlanOnly: true, ExpectError: regexp.MustCompile(s.want)})
 	}
-	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: ts})
+	accTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: ts})
 }
 
 // A cluster without the Ray Operator add-on serves no RayClusters: create says so before applying.
 func TestAccRayCluster_kubeRayNotReady(t *testing.T) {
 	t.Parallel()
 	id := createClusterOutOfBand(t, "acc-ray-noaddon", "")
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: testAccProviderConfig() + fmt.Sprintf(`
@@ -266,7 +266,7 @@ resource "raytpu_ray_cluster" "tpu" {
 // A version past the table plans with a warning, and the nearest row.
 func TestAccRayCluster_unknownRayVersionUsesNearestRow(t *testing.T) {
 	t.Parallel()
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: testAccProviderConfig() + fmt.Sprintf(`
@@ -380,9 +380,7 @@ func patchRayClusterOutOfBand(t *testing.T, cluster, name string) {
 
 func waitRayClusterUnhealthy(t *testing.T, cluster, name string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	_, err := testKubeClient(t, cluster).WaitForRayClusterPods(ctx, "default", name, func(pods []kube.RayPod) bool {
+	_, err := testKubeClient(t, cluster).WaitForRayClusterPods(testwait.Context(t), "default", name, func(pods []kube.RayPod) bool {
 		for _, p := range pods {
 			if !p.Running {
 				return true

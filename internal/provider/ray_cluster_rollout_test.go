@@ -43,7 +43,7 @@ func TestAccRayCluster_changesReachThePods(t *testing.T) {
 		oneSlices: "[raytpu_slice.one.id, raytpu_slice.two.id]", oneSlice: v6eSlice("one", "2x2", "")}
 	seen := &podRecord{}
 	step := func(change func(*rollout)) rollout { change(&r); return r }
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -1,11 +1,9 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // testAccSparesConfig is a multislice group on two v6e 4x4 slices with a third as its spare, and a
@@ -47,7 +46,7 @@ func TestAccRayCluster_spareSlicesSurviveAFailedHost(t *testing.T) {
 	cluster := "acc-spares"
 	clusterID := fmt.Sprintf("projects/%s/locations/%s/clusters/%s", testProject, testLocation, cluster)
 	var failed string
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -122,8 +121,7 @@ func TestAccRayCluster_spareSlicesSurviveAFailedHost(t *testing.T) {
 func failActiveSlice(t *testing.T, clusterID, cluster string) string {
 	t.Helper()
 	k := testKubeClient(t, cluster)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := testwait.Context(t)
 	pods, err := k.RayClusterPods(ctx, "default", "standby")
 	if err != nil {
 		t.Fatal(err)

@@ -34,7 +34,7 @@ func TestAccRayHistoryServer_lifecycleImportDriftDisappears(t *testing.T) {
 	t.Parallel()
 	id := createClusterOutOfBand(t, "acc-history", "")
 	const res = "raytpu_ray_history_server.test"
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             historyServerGone(t, id.Name),
 		Steps: []resource.TestStep{
@@ -95,7 +95,7 @@ func TestAccRayHistoryServer_lifecycleImportDriftDisappears(t *testing.T) {
 func TestAccRayHistoryServer_planTimeErrors(t *testing.T) {
 	t.Parallel()
 	cluster := "projects/" + testProject + "/locations/" + testLocation + "/clusters/none"
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

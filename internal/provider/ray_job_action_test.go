@@ -66,7 +66,7 @@ func TestAccSubmitRayJob(t *testing.T) {
 		failLogs = append(failLogs, fmt.Sprintf("step %d of 30", i))
 	}
 	failLogs = append(failLogs, "ValueError: no TPU")
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: progress.factories(),
 		Steps: []resource.TestStep{
 			{

@@ -49,7 +49,7 @@ resource "raytpu_ray_operator" "ray" {
   logging = true
 }
 `, id.String())
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccMoveProviderFactories,
 		CheckDestroy:             rayAddonEnabled(id, false),
 		Steps: []resource.TestStep{

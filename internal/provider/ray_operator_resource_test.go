@@ -18,6 +18,7 @@ import (
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // testTokenSource yields the token the emulator accepts.
@@ -104,8 +105,7 @@ func setRayAddonOutOfBand(t *testing.T, id gke.ClusterID, enabled bool) {
 // deletion is still on its way for one that serves.
 func waitKubeRayRemoved(t *testing.T, c *gke.Client, id gke.ClusterID) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testwait.Context(t)
 	for {
 		cluster, err := c.GetCluster(ctx, id)
 		if err != nil {
@@ -153,7 +153,7 @@ resource "raytpu_ray_operator" "test" {
 func TestAccRayOperator_lifecycle(t *testing.T) {
 	t.Parallel()
 	id := createClusterOutOfBand(t, "acc-byo", "")
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             rayAddonEnabled(id, false),
 		Steps: []resource.TestStep{
@@ -198,7 +198,7 @@ func TestAccRayOperator_lifecycle(t *testing.T) {
 func TestAccRayOperator_refusesOldClusters(t *testing.T) {
 	t.Parallel()
 	id := createClusterOutOfBand(t, "acc-old", "1.29.15-gke.1218000")
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -219,7 +219,7 @@ func TestAccRayOperator_refusesOldClusters(t *testing.T) {
 // injects a fault into the shared emulator, so it does not run in parallel.
 func TestAccRayOperator_destroyAfterTheClusterIsGone(t *testing.T) {
 	id := createClusterOutOfBand(t, "acc-byo-gone", "")
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: testAccRayOperatorConfig(id.String(), "")},

@@ -65,7 +65,7 @@ func TestAccRayService_servesOnSlicesUpdatesInPlaceImportDrift(t *testing.T) {
 	config := testAccRayServiceConfig(cluster, testServeConfig("llm"), "")
 	updated := testAccRayServiceConfig(cluster, testServeConfig("llm", "embed"), "")
 	sameRayCluster := statecheck.CompareValue(compare.ValuesSame())
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -175,7 +175,7 @@ func TestAccRayService_upgradeOnSpareSlices(t *testing.T) {
 		slices += v6eSlice(key, "2x4", "chips_per_host = 4")
 	}
 	otherRayCluster := statecheck.CompareValue(compare.ValuesDiffer())
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -242,7 +242,7 @@ resource "raytpu_ray_service" "llm" {
 	for _, s := range steps {
 		ts = append(ts, resource.TestStep{Config: config(s.name, s.groups, s.serve), PlanOnly: true, ExpectError: regexp.MustCompile(s.want)})
 	}
-	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: ts})
+	accTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: ts})
 }
 
 // oneRayServiceCluster checks that KubeRay made exactly one RayCluster for the RayService llm (of

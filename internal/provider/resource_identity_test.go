@@ -45,7 +45,7 @@ resource "raytpu_ray_cluster" "test" {
 			ImportStateKind: resource.ImportBlockWithResourceIdentity,
 		}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -46,7 +46,8 @@ func createPrivateClusterOutOfBand(t *testing.T, name string, dnsExternal bool) 
 	return id
 }
 
-func privateSlice(id gke.ClusterID) string {
+// privateSlice is a slice on cluster id, with settings.
+func privateSlice(id gke.ClusterID, settings string) string {
 	return testAccProviderConfig() + fmt.Sprintf(`
 resource "raytpu_slice" "test" {
   cluster           = %q
@@ -54,10 +55,14 @@ resource "raytpu_slice" "test" {
   generation        = "v6e"
   topology          = "2x4"
   chips_per_host    = 4
-  host_wait_timeout = "20s"
+  %s
 }
-`, id)
+`, id, settings)
 }
+
+// unreachableHostWait ends the wait for hosts that cannot be seen: their API server gets 20
+// seconds to answer, and no machine, however slow, makes a private endpoint answer.
+const unreachableHostWait = `host_wait_timeout = "20s"`
 
 // TestAccSlice_privateClusters creates slices on clusters whose IP endpoint is private: reached
 // through GKE's DNS-based endpoint when that accepts external traffic, and otherwise created with
@@ -67,10 +72,10 @@ func TestAccSlice_privateClusters(t *testing.T) {
 	t.Run("dns endpoint", func(t *testing.T) {
 		t.Parallel()
 		id := createPrivateClusterOutOfBand(t, "acc-private-dns", true)
-		resource.UnitTest(t, resource.TestCase{
+		accTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 			Steps: []resource.TestStep{{
-				Config: privateSlice(id),
+				Config: privateSlice(id, ""),
 				ConfigStateChecks: []statecheck.StateCheck{
 					at("raytpu_slice.test", "healthy", knownvalue.Bool(true)),
 					at("raytpu_slice.test", "hosts", knownvalue.ListSizeExact(2)),
@@ -81,11 +86,11 @@ func TestAccSlice_privateClusters(t *testing.T) {
 	t.Run("private endpoint only", func(t *testing.T) {
 		t.Parallel()
 		id := createPrivateClusterOutOfBand(t, "acc-private", false)
-		resource.UnitTest(t, resource.TestCase{
+		accTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 			Steps: []resource.TestStep{
 				{
-					Config: privateSlice(id),
+					Config: privateSlice(id, unreachableHostWait),
 					ConfigStateChecks: []statecheck.StateCheck{
 						at("raytpu_slice.test", "status", knownvalue.StringExact("RUNNING")),
 						at("raytpu_slice.test", "hosts", knownvalue.Null()),
@@ -95,7 +100,7 @@ func TestAccSlice_privateClusters(t *testing.T) {
 				},
 				{
 					// Not tainted: the next plan keeps the slice.
-					Config:           privateSlice(id),
+					Config:           privateSlice(id, unreachableHostWait),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				},
 			},
@@ -117,7 +122,7 @@ resource "raytpu_slice" "test" {
   topology   = "2x2"
 }
 `)
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: config},

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -23,6 +22,7 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/acctest"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // actionsCluster is the cluster of TestAccSliceActions: one v6e 2x4 slice on two hosts, and a
@@ -100,7 +100,7 @@ action "raytpu_uncordon_slice" "resume" {
   }
 }
 ` + trigger("resume", "action.raytpu_uncordon_slice.resume", "1")
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: actionsConfig(""), Check: sliceHostsInto(&before)},
@@ -186,10 +186,8 @@ func sliceHostsInto(hosts *[]string) resource.TestCheckFunc {
 // rayWorkers waits until the two workers of the RayCluster actions are as want says.
 func rayWorkers(t *testing.T, what string, want func(kube.RayPod) bool) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
 		var last []kube.RayPod
-		_, err := testKubeClient(t, actionsCluster).WaitForRayClusterPods(ctx, "default", "actions", func(pods []kube.RayPod) bool {
+		_, err := testKubeClient(t, actionsCluster).WaitForRayClusterPods(testwait.Context(t), "default", "actions", func(pods []kube.RayPod) bool {
 			last = pods
 			workers := 0
 			for _, p := range pods {

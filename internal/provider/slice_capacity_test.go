@@ -117,7 +117,7 @@ resource "raytpu_slice" "test" {
 `, region, zone, fallback)
 	}
 	address := "raytpu_slice.test"
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -233,7 +233,7 @@ resource "raytpu_slice" "ironwood" {
 	}
 	ironwood := nodePoolIDFor(cluster, "ironwood")
 	policy := workloadPolicyName(ironwood)
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             workloadPolicyAbsent(policy),
 		Steps: []resource.TestStep{
@@ -360,7 +360,7 @@ resource "raytpu_slice" "test" {
 }
 `, policy)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -394,7 +394,7 @@ resource "raytpu_slice" "test" {
 			ExpectError: regexp.MustCompile(`(?s)` + strings.ReplaceAll(pattern, " ", `\s+`)),
 		}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			step(`flex_start = true

@@ -82,7 +82,7 @@ resource "raytpu_slice" "xpk" {
 			GenerateConfig:  true,
 		})
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: append(steps, []resource.TestStep{
 			{

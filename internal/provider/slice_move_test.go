@@ -83,7 +83,7 @@ resource "raytpu_slice" "tpu" {
   labels     = { team = "ray" }
 }
 `
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccMoveProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: testAccSliceConfig(cluster, "")},

@@ -40,7 +40,7 @@ resource "raytpu_slice" %[1]q {
 			"pod_type": knownvalue.StringExact(podType), "head_resource": knownvalue.StringExact("TPU-" + podType + "-head"),
 		})
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:             config,

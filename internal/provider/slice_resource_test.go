@@ -20,6 +20,7 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // testAccSliceConfig is a raytpu_cluster named cluster plus the given slices.
@@ -136,7 +137,7 @@ resource "raytpu_slice" "tpu7x" {
 		at("raytpu_slice.v5e", "generation", knownvalue.StringExact("v5litepod")),
 		at("raytpu_slice.v5e", "accelerator_type", knownvalue.StringExact("v5litepod-4")),
 	)
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -169,7 +170,7 @@ resource "raytpu_slice" "test" {
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	newID := statecheck.CompareValue(compare.ValuesDiffer())
 	hosts := statecheck.CompareValue(compare.ValuesDiffer())
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -239,7 +240,7 @@ resource "raytpu_slice" "test" {
 	step := func(body, pattern string) resource.TestStep {
 		return resource.TestStep{Config: slice(body), PlanOnly: true, ExpectError: regexp.MustCompile(pattern)}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			step(`generation = "v6e"
@@ -278,7 +279,7 @@ resource "raytpu_slice" "test" {
 
 func TestAccSlice_versionGate(t *testing.T) {
 	t.Parallel()
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: testAccSliceConfig("acc-version", `
@@ -303,7 +304,7 @@ resource "raytpu_slice" "test" {
 
 func TestAccSlice_stockoutLeavesNothingBehind(t *testing.T) {
 	cluster := "acc-stockout"
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: testAccSliceConfig(cluster, "")},
@@ -351,13 +352,15 @@ resource "raytpu_slice" "test" {
 	setPoolLatency := func(d time.Duration) {
 		setClusterLatencies(t, cluster, map[string]time.Duration{"CREATE_NODE_POOL": d})
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: testAccSliceConfig(cluster, "")},
 			{
-				PreConfig:   func() { setPoolLatency(4 * time.Second) },
-				Config:      testAccSliceConfig(cluster, slice("1s")),
+				// The timeout leaves room for the create's requests on a loaded machine, and ends
+				// while GKE, taking twice as long, still creates the pool.
+				PreConfig:   func() { setPoolLatency(40 * time.Second) },
+				Config:      testAccSliceConfig(cluster, slice("20s")),
 				ExpectError: regexp.MustCompile(`(?s)waiting for the node pool.*keeps running in GKE.*terraform\s+untaint`),
 			},
 			{
@@ -395,7 +398,7 @@ resource "raytpu_slice" "test" {
 			t.Fatal(err)
 		}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: testAccSliceConfig(cluster, slice(false))},
@@ -449,14 +452,16 @@ resource "raytpu_slice" "test" {
 }
 `)
 	id := nodePoolIDFor(cluster, "upgrading")
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
 				// GKE upgrades the pool's nodes, to the version they run, as an auto-upgrade would.
+				// The upgrade outlasts this step's plan and apply on a loaded machine, the step
+				// seeing the pool RECONCILING throughout; the next step waits for its end.
 				PreConfig: func() {
-					setLatency(20 * time.Second)
+					setLatency(2 * time.Minute)
 					if _, err := testGKEClient(t).UpdateNodePool(context.Background(), &containerpb.UpdateNodePoolRequest{Name: id.String(), NodeVersion: "-"}); err != nil {
 						t.Fatal(err)
 					}
@@ -475,34 +480,32 @@ resource "raytpu_slice" "test" {
 				Config:    config,
 				Check: func(*terraform.State) error {
 					// The upgrade ends on its own, and the slice is the one it was.
-					return waitPoolRunning(id)
+					return waitPoolRunning(t, id)
 				},
 			},
 		},
 	})
 }
 
-// waitPoolRunning waits up to a minute for node pool id to be RUNNING.
-func waitPoolRunning(id gke.NodePoolID) error {
+// waitPoolRunning waits for node pool id to be RUNNING, logging each status it sees on the way.
+func waitPoolRunning(t *testing.T, id gke.NodePoolID) error {
 	c, err := newTestGKEClient()
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		pool, err := c.GetNodePool(context.Background(), id)
-		if err != nil {
-			return err
+	ctx := testwait.Context(t)
+	var status containerpb.NodePool_Status
+	testwait.For(t, fmt.Sprintf("node pool %s to be RUNNING", id), func() bool {
+		var pool *containerpb.NodePool
+		pool, err = c.GetNodePool(ctx, id)
+		if err == nil && pool.GetStatus() != status {
+			status = pool.GetStatus()
+			t.Logf("node pool %s is %s", id, status)
 		}
-		if pool.GetStatus() == containerpb.NodePool_RUNNING {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("node pool %s is still %s", id, pool.GetStatus())
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+		return err != nil || status == containerpb.NodePool_RUNNING
+	})
+	return err
 }
 
 // workerGroupAcceptedByKubeRay puts each slice's kuberay_worker_group into a RayCluster and has the
@@ -624,7 +627,7 @@ resource "raytpu_slice" "queued" {
   queued_provisioning = true
 }
 `
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -15,7 +15,7 @@ import (
 func TestAccSliceShapeFunction_matchesDataSource(t *testing.T) {
 	t.Parallel()
 	acctest.RequireCLI(t, testCLI, acctest.ProviderFunctions)
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `
@@ -76,7 +76,7 @@ output "v6e" {
 func TestAccSliceShapeFunction_invalidArguments(t *testing.T) {
 	t.Parallel()
 	acctest.RequireCLI(t, testCLI, acctest.ProviderFunctions)
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -47,7 +47,7 @@ resource "raytpu_slice" "flex" {
 	}
 	sameHosts := statecheck.CompareValue(compare.ValuesSame())
 	sameFlex := statecheck.CompareValue(compare.ValuesSame())
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -124,7 +124,7 @@ resource "raytpu_slice" "test" {
 	}
 	names := statecheck.CompareValue(compare.ValuesDiffer())
 	var running string
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -28,7 +28,7 @@ resource "raytpu_slice" "test" {
 	step := func(cluster, body, want string) resource.TestStep {
 		return resource.TestStep{Config: slice(cluster, body), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)` + want)}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			step(regional, "", `Missing Zone.*`+phrase("us-central2/clusters/none is a regional cluster: set zone to one of the zones of us-central2 that offers TPU Trillium (v6e)")),

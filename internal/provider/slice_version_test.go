@@ -33,7 +33,7 @@ resource "raytpu_slice" "test" {
 	current := func(version string) statecheck.StateCheck {
 		return at("raytpu_slice.test", "current_node_version", knownvalue.StringExact(version))
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

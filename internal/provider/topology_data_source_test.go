@@ -86,7 +86,7 @@ func TestAccTopologyDataSource_everyGeneration(t *testing.T) {
 	for address, shape := range shapes {
 		checks = append(checks, shape.checks(address)...)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `
@@ -127,7 +127,7 @@ func TestAccTopologyDataSource_invalidInput(t *testing.T) {
 			ExpectError: regexp.MustCompile(pattern),
 		}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			step(`generation = "v3"
@@ -154,7 +154,7 @@ generation = "v6e"`, `(?s)Conflicting TPU Shape Attributes.*accelerator_type can
 // validated then instead of failing the plan.
 func TestAccTopologyDataSource_unknownUntilApply(t *testing.T) {
 	t.Parallel()
-	resource.UnitTest(t, resource.TestCase{
+	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `
