@@ -50,7 +50,8 @@ type Controller interface {
 	// `gcloud compute resource-policies create workload-policy` would have before a test starts.
 	CreateResourcePolicy(ctx context.Context, p ResourcePolicy) error
 	// SetRayJobOutcome decides how Ray jobs submitted to a cluster's RayClusters end (through
-	// their dashboards' Jobs API): those whose entrypoint contains Match end as Status, with Logs.
+	// their dashboards' Jobs API): those whose entrypoint contains Match end as Status, with Logs,
+	// or with Status RUNNING run until they are stopped.
 	// The latest matching outcome applies; a job no outcome matches succeeds with no logs.
 	SetRayJobOutcome(ctx context.Context, o RayJobOutcome) error
 	// DNSEndpointCA returns the PEM of the CA that signs the clusters' DNS-based endpoints
@@ -75,7 +76,7 @@ type RayJobOutcome struct {
 	// Cluster is the cluster's name, projects/P/locations/L/clusters/C.
 	Cluster string `json:"cluster"`
 	Match   string `json:"match"`
-	// Status is SUCCEEDED or FAILED.
+	// Status is SUCCEEDED or FAILED, or RUNNING for a job that runs until it is stopped.
 	Status string `json:"status"`
 	Logs   string `json:"logs,omitempty"`
 }

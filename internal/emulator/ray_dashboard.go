@@ -12,7 +12,7 @@ import (
 // rayDashboardConfig is how the Ray dashboards of the cluster's RayClusters answer (packages
 // rayproxy and raydashboard). INFERRED: a changed Serve application is DEPLOYING for two seconds,
 // long enough for a client to see it deploying, short enough for tests; a job is PENDING for one
-// second and RUNNING for two, then ends as SetRayJobOutcome says.
+// second and RUNNING for two, then ends as SetRayJobOutcome says (or runs on until stopped).
 func (e *Emulator) rayDashboardConfig(cluster string) raydashboard.Config {
 	return raydashboard.Config{
 		DeployTime:   2 * time.Second,
@@ -36,8 +36,10 @@ func (e *Emulator) SetRayJobOutcome(_ context.Context, o RayJobOutcome) error {
 	if o.Cluster == "" || o.Match == "" {
 		return fmt.Errorf("a Ray job outcome needs cluster and match")
 	}
-	if o.Status != string(raydashboard.JobSucceeded) && o.Status != string(raydashboard.JobFailed) {
-		return fmt.Errorf("a Ray job outcome's status must be SUCCEEDED or FAILED, not %q", o.Status)
+	switch raydashboard.JobStatus(o.Status) {
+	case raydashboard.JobSucceeded, raydashboard.JobFailed, raydashboard.JobRunning:
+	default:
+		return fmt.Errorf("a Ray job outcome's status must be SUCCEEDED, FAILED or RUNNING, not %q", o.Status)
 	}
 	e.ctl.mu.Lock()
 	defer e.ctl.mu.Unlock()

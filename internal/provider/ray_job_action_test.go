@@ -119,10 +119,19 @@ func TestAccSubmitRayJob(t *testing.T) {
 					`.*them\s+all\):\s+step\s+11\s+of\s+30\s.*step\s+29\s+of\s+30\s+ValueError:\s+no\s+TPU`),
 			},
 			{
+				// The job runs until it is stopped, so the timeout, whenever a busy machine gets it
+				// submitted, is what ends the wait.
+				PreConfig: func() {
+					if err := testEmulator.SetRayJobOutcome(context.Background(), emulator.RayJobOutcome{
+						Cluster: nodePoolIDFor(jobsCluster, "").Cluster.String(), Match: "slow.py", Status: "RUNNING",
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
 				Config: jobsConfig(rayJobAction("slow", "1", `
     entrypoint    = "python slow.py"
     submission_id = "slow-1"
-    timeout       = "2800ms"`)),
+    timeout       = "15s"`)),
 				ExpectError: regexp.MustCompile(`(?s)Ray Job Timed Out.*Ray job slow-1 did not end within timeout;\s+the\s+job\s+was\s+stopped`),
 			},
 			{

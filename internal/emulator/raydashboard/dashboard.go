@@ -19,7 +19,8 @@ type Config struct {
 	Place func(app, deployment string, replicas int, resources map[string]float64) (ok bool, why string)
 	// JobStartTime and JobRunTime are how long a job stays PENDING, then RUNNING.
 	JobStartTime, JobRunTime time.Duration
-	// Outcome is how a job ends, SUCCEEDED or FAILED, with its logs; nil: SUCCEEDED, no logs.
+	// Outcome is how a job ends, SUCCEEDED or FAILED, with its logs, or RUNNING for a job that runs
+	// until it is stopped; nil: SUCCEEDED, no logs.
 	Outcome func(job Job) (status JobStatus, logs string)
 }
 

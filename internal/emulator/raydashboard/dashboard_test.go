@@ -142,14 +142,18 @@ func TestServeConfigRefused(t *testing.T) {
 	}
 }
 
-// A job goes PENDING, RUNNING, then ends as Outcome says, with its logs; stop ends a running one;
+// A job goes PENDING, RUNNING, then ends as Outcome says, with its logs, or runs on when Outcome
+// says RUNNING; stop ends a running one;
 // delete takes only a finished one; an unknown one is 404, which KubeRay reads as "does not exist".
 func TestJobsThroughKubeRaysClient(t *testing.T) {
 	clk := newClock()
 	d := New(Config{Now: clk.Now, JobStartTime: time.Second, JobRunTime: 3 * time.Second,
 		Outcome: func(j Job) (JobStatus, string) {
-			if strings.Contains(j.Entrypoint, "fail") {
+			switch {
+			case strings.Contains(j.Entrypoint, "fail"):
 				return JobFailed, "Traceback (most recent call last):\nRuntimeError: TPU not found"
+			case strings.Contains(j.Entrypoint, "forever"):
+				return JobRunning, ""
 			}
 			return JobSucceeded, "done"
 		}})
@@ -205,7 +209,10 @@ func TestJobsThroughKubeRaysClient(t *testing.T) {
 
 	long, err := c.SubmitJobReq(ctx(t), &utiltypes.RayJobRequest{Entrypoint: "python serve_forever.py"})
 	mustOK(t, err)
-	clk.Add(time.Second)
+	clk.Add(time.Hour)
+	if s := status(long); s.JobStatus != "RUNNING" || s.EndTime != 0 {
+		t.Errorf("a job whose outcome is RUNNING, an hour on: %+v, want it RUNNING still", s)
+	}
 	mustOK(t, c.StopJob(ctx(t), long))
 	if s := status(long); s.JobStatus != "STOPPED" {
 		t.Errorf("a stopped job is %s, want STOPPED", s.JobStatus)

@@ -42,7 +42,7 @@
 // DEPLOYING with "Deployment 'D' in application 'A': " and Place's reason; the instance's
 // deploy_mode MULTI_APP and proxy_location EveryNode and an application's source declarative
 // (the values of the schema's fields for applications a PUT deployed); a job is PENDING for Config.JobStartTime, RUNNING for
-// Config.JobRunTime, then ends as Config.Outcome says (SUCCEEDED with no logs without one), a
+// Config.JobRunTime, then ends as Config.Outcome says (SUCCEEDED with no logs without one; RUNNING: when stopped), a
 // failed one with exit code 1; generated submission ids are raysubmit_ and a counter; the
 // texts of refused Serve configs, of an unknown job ("Job ID does not exist") and of deleting a
 // job still running, and the 400 for the latter, are the emulator's own, in the HTTP statuses

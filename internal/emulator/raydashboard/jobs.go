@@ -191,7 +191,8 @@ func (d *Dashboard) settle(now time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for i, j := range due {
-		if terminal(j.status) {
+		// A job whose outcome is RUNNING runs until it is stopped.
+		if terminal(j.status) || results[i].status == JobRunning {
 			continue
 		}
 		j.ended, j.status, j.logs = j.submitted.Add(runFor), results[i].status, results[i].logs
