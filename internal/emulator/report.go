@@ -73,7 +73,7 @@ func (e *Emulator) reportedClusters(names []string) []reportedCluster {
 // clusterHeader is the GKE side of a cluster: its status, its unfinished operations and its pools.
 func clusterHeader(c *cluster, ops map[string]*operation) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cluster %s: %s %s\n", c.Key, c.PB.GetStatus(), c.PB.GetStatusMessage())
+	fmt.Fprintf(&b, "cluster %s: %s %s\n", c.Key, c.PB.GetStatus(), c.PB.GetStatusMessage()) //nolint:staticcheck // deprecated in the API, still reported by GKE
 	var running []string
 	for _, op := range ops {
 		if op.ClusterKey == c.Key && !op.done() {
@@ -98,7 +98,7 @@ func poolLine(p *rules.NodePool) string {
 	if len(p.FailedHosts) > 0 {
 		line += fmt.Sprintf(", failed hosts %v", p.FailedHosts)
 	}
-	if m := p.PB.GetStatusMessage(); m != "" {
+	if m := p.PB.GetStatusMessage(); m != "" { //nolint:staticcheck // deprecated in the API, still reported by GKE
 		line += ": " + m
 	}
 	for _, cond := range p.PB.GetConditions() {

@@ -28,30 +28,30 @@ type reportingT struct {
 
 func (r *reportingT) report() {
 	r.once.Do(func() {
-		r.T.Logf("the emulator's view at the failure:\n%s", testEmulator.Report(testwait.Context(r.T), r.clusters...))
+		r.Logf("the emulator's view at the failure:\n%s", testEmulator.Report(testwait.Context(r.T), r.clusters...))
 	})
 }
 
 func (r *reportingT) Error(args ...any) {
-	r.T.Helper()
+	r.Helper()
 	r.report()
 	r.T.Error(args...)
 }
 
 func (r *reportingT) Errorf(format string, args ...any) {
-	r.T.Helper()
+	r.Helper()
 	r.report()
 	r.T.Errorf(format, args...)
 }
 
 func (r *reportingT) Fatal(args ...any) {
-	r.T.Helper()
+	r.Helper()
 	r.report()
 	r.T.Fatal(args...)
 }
 
 func (r *reportingT) Fatalf(format string, args ...any) {
-	r.T.Helper()
+	r.Helper()
 	r.report()
 	r.T.Fatalf(format, args...)
 }
