@@ -180,10 +180,11 @@ func TestAccClusterCredentials_firstApply(t *testing.T) {
 }
 
 // clusterRequestsAnswered checks how many rpc requests on cluster name the emulator answered with
-// status.
+// status since the check was made.
 func clusterRequestsAnswered(name, rpc string, status, want int) resource.TestCheckFunc {
+	since := time.Now()
 	return func(*terraform.State) error {
-		n, err := requestsAnswered(rpc, status, func(p string) bool { return strings.HasSuffix(p, "/clusters/"+name) })
+		n, err := requestsAnswered(since, rpc, status, func(p string) bool { return strings.HasSuffix(p, "/clusters/"+name) })
 		if err != nil {
 			return err
 		}
