@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 	"github.com/raytpu/terraform-provider-raytpu/internal/tpu"
 )
 
@@ -86,7 +87,7 @@ func waitRayClusterServed(t *testing.T, dyn dynamic.Interface) {
 			}
 		}
 	}()
-	waitFor(t, "the RayCluster resource to be served", func() bool {
+	testwait.For(t, "the RayCluster resource to be served", func() bool {
 		_, err = dyn.Resource(rayClusterGVR).Namespace("default").List(testCtx(t), metav1.ListOptions{})
 		return err == nil
 	})
@@ -149,7 +150,7 @@ func TestPoolNodesRegisterAtTheEndOfTheCreation(t *testing.T) {
 		mustSucceed(t, c)(c.DeleteNodePool(context.Background(), &containerpb.DeleteNodePoolRequest{Name: cluster + "/nodePools/late-nodes"}))
 	})
 	selector := metav1.ListOptions{LabelSelector: tpu.LabelNodePool + "=late-nodes"}
-	waitFor(t, "the creation to run", func() bool {
+	testwait.For(t, "the creation to run", func() bool {
 		got, err := c.GetOperation(ctx, &containerpb.GetOperationRequest{Name: testLocation + "/operations/" + op.Name})
 		if err != nil {
 			t.Fatal(err)

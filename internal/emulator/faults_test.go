@@ -11,6 +11,8 @@ import (
 	compute "google.golang.org/api/compute/v1"
 	gcontainer "google.golang.org/api/container/v1"
 	"google.golang.org/api/googleapi"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // TestLostResponses: a request whose response is lost (an error in its place, a reset connection,
@@ -71,7 +73,7 @@ func TestLostResponses(t *testing.T) {
 			// The server records a held request when it notices the client gone, which may be
 			// after the client has moved on.
 			var logged RequestRecord
-			waitFor(t, "the lost CreateNodePool in the request log", func() bool {
+			testwait.For(t, "the lost CreateNodePool in the request log", func() bool {
 				reqs, err := ctl.Requests(ctx)
 				if err != nil {
 					t.Fatal(err)
@@ -104,7 +106,7 @@ func TestLostResponses(t *testing.T) {
 	if err == nil || errors.Is(err, context.DeadlineExceeded) || time.Since(start) < 300*time.Millisecond {
 		t.Fatalf("a response held 300ms: %v after %s", err, time.Since(start))
 	}
-	waitFor(t, "the lost insert to create the policy", func() bool {
+	testwait.For(t, "the lost insert to create the policy", func() bool {
 		_, err := cs.ResourcePolicies.Get(testProject, testRegion, "lost-policy").Do()
 		return err == nil
 	})

@@ -72,7 +72,7 @@ func rayTestCluster(t *testing.T, name string, pools ...*containerpb.NodePool) (
 	waitRayClusterServed(t, dyn)
 	// The add-on's part of the runtime is armed once the CRDs are Established, a moment after they
 	// are served.
-	waitFor(t, "the Ray Operator add-on to be armed", func() bool { return rayArmed(ec) })
+	testwait.For(t, "the Ray Operator add-on to be armed", func() bool { return rayArmed(ec) })
 	return full, c, ec, kube, dyn
 }
 
@@ -81,12 +81,6 @@ func rayTestCluster(t *testing.T, name string, pools ...*containerpb.NodePool) (
 func rayArmed(c *cluster) bool {
 	r := c.runtimeOf()
 	return r != nil && r.RayArmed()
-}
-
-// waitFor waits until ok holds, for as long as the test may run.
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	testwait.For(t, what, ok)
 }
 
 func rayPods(t *testing.T, kube kubernetes.Interface, rc, nodeType string) []corev1.Pod {
@@ -123,7 +117,7 @@ func waitRayPods(t *testing.T, kube kubernetes.Interface, rc string, n int) []co
 			}
 		}
 	}()
-	waitFor(t, fmt.Sprintf("RayCluster %s to have a head and %d workers Running and Ready", rc, n), func() bool {
+	testwait.For(t, fmt.Sprintf("RayCluster %s to have a head and %d workers Running and Ready", rc, n), func() bool {
 		workers = rayPods(t, kube, rc, "worker")
 		heads = rayPods(t, kube, rc, "head")
 		ready = len(workers) == n && len(heads) == 1 && podRunningReady(heads[0])
@@ -148,7 +142,7 @@ func env(p corev1.Pod, name string) (string, bool) {
 // Pod whose name starts with prefix.
 func waitScaleUpRefused(t *testing.T, kube kubernetes.Interface, prefix, message string) {
 	t.Helper()
-	waitFor(t, "a NotTriggerScaleUp event: "+message, func() bool {
+	testwait.For(t, "a NotTriggerScaleUp event: "+message, func() bool {
 		evs, err := kube.CoreV1().Events("default").List(testCtx(t), metav1.ListOptions{FieldSelector: "reason=NotTriggerScaleUp"})
 		if err != nil {
 			t.Fatal(err)

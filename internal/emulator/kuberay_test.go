@@ -21,6 +21,7 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules/rulestest"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/tpuwebhook"
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/tpuwebhook/tpuwebhooktest"
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // Ray on whole TPU slices, end to end through real clients: the GKE API creates the cluster and
@@ -286,7 +287,7 @@ func TestRayOnSlices(t *testing.T) {
 			t.Fatalf("failed pod status %+v", failed.Status)
 		}
 		// KubeRay replaces the whole replica; nothing runs on the failed host again.
-		waitFor(t, "the failed replica to be replaced", func() bool {
+		testwait.For(t, "the failed replica to be replaced", func() bool {
 			fresh := 0
 			for _, p := range rayPods(t, kube, "multi", "worker") {
 				if p.Labels[tpuwebhook.ReplicaNameLabel] != victim.Labels[tpuwebhook.ReplicaNameLabel] {
@@ -306,7 +307,7 @@ func TestRayOnSlices(t *testing.T) {
 		if err := rcs.Delete(ctx, "solo", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the Pods of the deleted RayCluster to go", func() bool {
+		testwait.For(t, "the Pods of the deleted RayCluster to go", func() bool {
 			return len(rayPods(t, kube, "solo", "worker"))+len(rayPods(t, kube, "solo", "head")) == 0
 		})
 	})
@@ -366,7 +367,7 @@ func TestWorkloadsWithoutTheRayAddon(t *testing.T) {
 	if _, err := kube.AppsV1().Deployments("web").Create(ctx, d, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the Deployment's three Pods to run", func() bool {
+	testwait.For(t, "the Deployment's three Pods to run", func() bool {
 		got, err := kube.AppsV1().Deployments("web").Get(ctx, "web", metav1.GetOptions{})
 		return err == nil && got.Status.ReadyReplicas == 3 && got.Status.AvailableReplicas == 3
 	})
@@ -389,7 +390,7 @@ func TestWorkloadsWithoutTheRayAddon(t *testing.T) {
 	if _, err := kube.CoreV1().Pods("web").Create(ctx, pinned, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the pinned Pod to run", func() bool {
+	testwait.For(t, "the pinned Pod to run", func() bool {
 		p, err := kube.CoreV1().Pods("web").Get(ctx, "pinned", metav1.GetOptions{})
 		return err == nil && p.Status.Phase == corev1.PodRunning
 	})
@@ -404,7 +405,7 @@ func TestWorkloadsWithoutTheRayAddon(t *testing.T) {
 	if err := kube.CoreV1().Namespaces().Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the deleted namespace to go", func() bool {
+	testwait.For(t, "the deleted namespace to go", func() bool {
 		_, err := kube.CoreV1().Namespaces().Get(ctx, "web", metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})

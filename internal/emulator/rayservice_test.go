@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 var rayServiceGVR = schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayservices"}
@@ -33,7 +35,7 @@ func TestRayServiceSampleRuns(t *testing.T) {
 	}
 	name := sample.GetName()
 	var status map[string]any
-	waitFor(t, "the RayService to be Running", func() bool {
+	testwait.For(t, "the RayService to be Running", func() bool {
 		rs, err := svcs.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -73,7 +75,7 @@ func TestRayServiceSampleRuns(t *testing.T) {
 	if err != nil || json.Unmarshal(body, &submitted) != nil || submitted.SubmissionID == "" {
 		t.Fatalf("submitting a job through the kube-apiserver: %s, %v", body, err)
 	}
-	waitFor(t, "the job to succeed", func() bool {
+	testwait.For(t, "the job to succeed", func() bool {
 		body, err := kube.CoreV1().RESTClient().Get().AbsPath(jobs + submitted.SubmissionID).DoRaw(ctx)
 		return err == nil && strings.Contains(string(body), `"status":"SUCCEEDED"`)
 	})
@@ -86,7 +88,7 @@ func TestRayServiceSampleRuns(t *testing.T) {
 	if err != nil {
 		t.Fatalf("submitting a job through the kube-apiserver: %s, %v", body, err)
 	}
-	waitFor(t, "the job to fail", func() bool {
+	testwait.For(t, "the job to fail", func() bool {
 		body, err = kube.CoreV1().RESTClient().Get().AbsPath(jobs + "train-1").DoRaw(ctx)
 		return err == nil && strings.Contains(string(body), `"status":"FAILED"`)
 	})
@@ -108,7 +110,7 @@ func TestRayServiceSampleRuns(t *testing.T) {
 	if _, err := svcs.Update(ctx, rs, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the new application to be RUNNING", func() bool {
+	testwait.For(t, "the new application to be RUNNING", func() bool {
 		rs, err := svcs.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)

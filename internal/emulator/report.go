@@ -21,15 +21,11 @@ const reportEvents = 40
 // Report is the emulator's view of the clusters whose names (the last part of their resource
 // name) are given, of any project and location, or of every cluster when none of them is one:
 // each cluster's status and running operations, each node pool's status and hosts, and from its
-// kube-apiserver the nodes, the Pods with their phases and the latest events. A failed test prints it, so that a
-// machine too slow for a wait can be told from a bug by the log alone.
+// kube-apiserver the nodes, the Pods with their phases and the latest events. A failed test
+// prints it, so that a machine too slow for a wait can be told from a bug by the log alone.
 func (e *Emulator) Report(ctx context.Context, names ...string) string {
-	clusters := e.reportedClusters(names)
-	if len(clusters) == 0 && len(names) > 0 {
-		clusters = e.reportedClusters(nil)
-	}
 	var b strings.Builder
-	for _, c := range clusters {
+	for _, c := range e.reportedClusters(names) {
 		b.WriteString(c.header)
 		if c.kube == nil {
 			b.WriteString("  kube-apiserver: not running\n")
@@ -50,22 +46,21 @@ type reportedCluster struct {
 	kube   kubernetes.Interface
 }
 
+// reportedClusters are the clusters named, or every cluster when none of them is one.
 func (e *Emulator) reportedClusters(names []string) []reportedCluster {
 	e.mu.Lock()
-	var picked []*cluster
-	headers := map[*cluster]string{}
-	for _, c := range e.st.allClusters() {
-		if len(names) > 0 && !slices.Contains(names, c.PB.GetName()) {
-			continue
-		}
-		picked = append(picked, c)
-		headers[c] = clusterHeader(c, e.st.ops)
+	all := e.st.allClusters()
+	picked := slices.DeleteFunc(slices.Clone(all), func(c *cluster) bool { return !slices.Contains(names, c.PB.GetName()) })
+	if len(picked) == 0 {
+		picked = all
+	}
+	out := make([]reportedCluster, len(picked))
+	for i, c := range picked {
+		out[i].header = clusterHeader(c, e.st.ops)
 	}
 	e.mu.Unlock()
-	out := make([]reportedCluster, 0, len(picked))
-	for _, c := range picked {
-		kube, _ := c.clients()
-		out = append(out, reportedCluster{header: headers[c], kube: kube})
+	for i, c := range picked {
+		out[i].kube, _ = c.clients()
 	}
 	return out
 }

@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 // TestReportShowsWhatATestWaitsFor: the report of a cluster has its pools' status and hosts, its
@@ -39,7 +41,7 @@ func TestReportShowsWhatATestWaitsFor(t *testing.T) {
 			t.Logf("the last report:\n%s", report)
 		}
 	}()
-	waitFor(t, "the unschedulable Pod and its event in the report", func() bool {
+	testwait.For(t, "the unschedulable Pod and its event in the report", func() bool {
 		report = testEmu.Report(ctx, sharedClusterID, "not-a-cluster")
 		for _, re := range want {
 			if !re.MatchString(report) {

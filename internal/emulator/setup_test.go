@@ -12,6 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
 func TestMissingBinariesSayWhatToRun(t *testing.T) {
@@ -88,7 +90,7 @@ func TestRayAddonToggle(t *testing.T) {
 			t.Logf("last read of a CRD: %v; installs on record: %+v", crdErr, installs)
 		}
 	}()
-	waitFor(t, "the RayCluster CRD to go after disabling the add-on", func() bool {
+	testwait.For(t, "the RayCluster CRD to go after disabling the add-on", func() bool {
 		_, crdErr = dyn.Resource(crdGVR).Get(ctx, "rayclusters.ray.io", metav1.GetOptions{})
 		return apierrors.IsNotFound(crdErr)
 	})
@@ -98,7 +100,7 @@ func TestRayAddonToggle(t *testing.T) {
 	// The install is over once all three CRDs are Established, which, on a busy machine, can be
 	// well after RayCluster is served.
 	for _, name := range []string{"rayclusters.ray.io", "rayjobs.ray.io", "rayservices.ray.io"} {
-		waitFor(t, "CRD "+name+" to be Established after the add-on was enabled", func() bool {
+		testwait.For(t, "CRD "+name+" to be Established after the add-on was enabled", func() bool {
 			var crd *unstructured.Unstructured
 			crd, crdErr = dyn.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
 			return crdErr == nil && crdEstablished(crd)
@@ -108,7 +110,7 @@ func TestRayAddonToggle(t *testing.T) {
 	// The install is on record, over the control API, from the add-on reported enabled to the
 	// CRDs Established.
 	ctl := NewClient(testEmu.Endpoint(), testEmu.Token())
-	waitFor(t, "an install of the KubeRay CRDs of "+cluster+" since the add-on was enabled on record", func() bool {
+	testwait.For(t, "an install of the KubeRay CRDs of "+cluster+" since the add-on was enabled on record", func() bool {
 		var err error
 		if installs, err = ctl.RayCRDInstalls(ctx); err != nil {
 			t.Fatal(err)
