@@ -18,8 +18,8 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 )
 
-// TestAccCluster_systemPoolInPlace changes the system pool's machine type and node count: the
-// cluster and its slice stay, and a resize made outside Terraform shows in the next plan.
+// TestAccCluster_systemPoolInPlace changes the system pool's node count, then its machine type, each
+// alone: the cluster and its slice stay, and a resize made outside Terraform shows in the next plan.
 func TestAccCluster_systemPoolInPlace(t *testing.T) {
 	t.Parallel()
 	const name = "acc-system-pool"
@@ -33,6 +33,7 @@ resource "raytpu_slice" "one" {
 }
 `
 	config := testAccSliceConfig(name, slice)
+	grown := testAccClusterConfig(name, `system_pool = { machine_type = "e2-standard-8", node_count = 2 }`) + slice
 	resized := testAccClusterConfig(name, `system_pool = { machine_type = "e2-standard-4", node_count = 2 }`) + slice
 	systemPool := func(machineType string, nodes int64) statecheck.StateCheck {
 		return at("raytpu_cluster.test", "system_pool", knownvalue.ObjectExact(map[string]knownvalue.Check{
@@ -53,6 +54,19 @@ resource "raytpu_slice" "one" {
 				},
 			},
 			{
+				// The node count alone.
+				Config: grown,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("raytpu_cluster.test", plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					systemPool("e2-standard-8", 2),
+					sameCluster.AddStateValue("raytpu_cluster.test", tfjsonpath.New("endpoint")),
+				},
+				Check: poolNodes("raytpu_cluster.test", systemPoolName, 2, "e2-standard-8"),
+			},
+			{
+				// The machine type alone.
 				Config: resized,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("raytpu_cluster.test", plancheck.ResourceActionUpdate),

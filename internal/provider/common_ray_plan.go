@@ -172,7 +172,7 @@ func (b *resourceBase) checkRaySlices(ctx context.Context, plan rayConfigModel, 
 	if prior != nil && !prior.secondCluster {
 		before = prior.config
 	}
-	priorSlices := groupSlices(ctx, before)
+	priorSlices, priorSpares := groupSlices(ctx, before), groupSpares(ctx, before)
 	for i, g := range groups {
 		p := path.Root("worker_groups").AtListIndex(i)
 		if ids, ok := knownStrings(ctx, g.Slices); ok {
@@ -182,12 +182,23 @@ func (b *resourceBase) checkRaySlices(ctx context.Context, plan rayConfigModel, 
 			if spareIDs, ok := knownStrings(ctx, g.SpareSlices); ok {
 				spares = spareGroupSlices(ctx, client, g.Name.ValueString(), spareIDs, s, p, true, diags)
 			}
+			if !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
+				claim := kube.SliceClaim{Namespace: plan.Namespace.ValueString(), Cluster: k.claimer(plan.Name.ValueString()), Group: g.Name.ValueString()}
+				b.checkPlannedApart(claim, ids, p.AtName("slices"), diags)
+				if spareIDs, ok := knownStrings(ctx, g.SpareSlices); ok {
+					b.checkPlannedApart(claim, spareIDs, p.AtName("spare_slices"), diags)
+				}
+			}
 			if prior != nil && slices.Equal(priorSlices[g.Name.ValueString()], ids) {
 				claim := kube.SliceClaim{Namespace: prior.config.Namespace.ValueString(), Cluster: k.claimer(prior.config.Name.ValueString()),
 					Group: g.Name.ValueString()}
 				replaced = max(replaced, slicesReplaced(prior.settings, claim, len(ids), s, pools))
 				for _, spare := range spares {
-					// A spare replaced under its id (after a failed host) is claimed again.
+					// A spare replaced under its id (after a failed host) is claimed again; one the
+					// state does not have is a change of configuration already.
+					if !slices.Contains(priorSpares[g.Name.ValueString()], spare.id.String()) {
+						continue
+					}
 					if held, ok := kube.ClaimOf(spare.labels); !ok || held != claim {
 						replaced = max(replaced, slicesUnclaimed)
 					}
@@ -374,13 +385,22 @@ func slicesReplaced(settings types.Map, claim kube.SliceClaim, want int, shape *
 
 // groupSlices are the slice ids of each worker group of m whose slices are known.
 func groupSlices(ctx context.Context, m rayConfigModel) map[string][]string {
+	return groupIDs(ctx, m, func(g rayWorkerGroupModel) types.List { return g.Slices })
+}
+
+// groupSpares are the spare slice ids of each worker group of m whose spares are known.
+func groupSpares(ctx context.Context, m rayConfigModel) map[string][]string {
+	return groupIDs(ctx, m, func(g rayWorkerGroupModel) types.List { return g.SpareSlices })
+}
+
+func groupIDs(ctx context.Context, m rayConfigModel, list func(rayWorkerGroupModel) types.List) map[string][]string {
 	out := map[string][]string{}
 	var groups []rayWorkerGroupModel
 	if m.WorkerGroups.IsNull() || m.WorkerGroups.IsUnknown() || m.WorkerGroups.ElementsAs(ctx, &groups, false).HasError() {
 		return out
 	}
 	for _, g := range groups {
-		if ids, ok := knownStrings(ctx, g.Slices); ok {
+		if ids, ok := knownStrings(ctx, list(g)); ok {
 			out[g.Name.ValueString()] = ids
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -32,8 +33,8 @@ func observeRayPods(ctx context.Context, k *kube.Client, w *kube.RayClusterWatch
 			diags.AddError("RayService Failed", fmt.Sprintf("%s: %s. Fix the Serve config (or the image it imports from) and apply again.", action, err))
 		case err != nil:
 			diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: %s. %sWorkers stay Pending while no slice of their shape is free: "+
-				"check the slices' hosts, and for auto-provisioned groups the cluster's node auto-provisioning limits. Terraform taints "+
-				"the resource; the next apply replaces it.", action, err, waitingGroups(pods, want)))
+				"check the slices' hosts, and for auto-provisioned groups the cluster's node auto-provisioning limits. %s", action, err,
+				waitingGroups(pods, want), nextApply(action)))
 		}
 	} else {
 		pods, err = k.RayClusterPods(ctx, rc.Namespace, rc.Name)
@@ -66,4 +67,14 @@ func everyWorkerRunning(pods []kube.RayPod) bool {
 		}
 	}
 	return true
+}
+
+// nextApply says what the next apply does after a failed wait: Terraform taints a resource whose
+// create failed, and replaces it; a failed update keeps the resource, and the next apply tries the
+// update again.
+func nextApply(action string) string {
+	if strings.HasPrefix(action, "creating") {
+		return "Terraform taints the resource; the next apply replaces it."
+	}
+	return "The resource stays as it is in the state; the next apply tries the update again."
 }

@@ -45,6 +45,8 @@ type providerData struct {
 	// versions on offer.
 	clusters      sharedReads[*containerpb.Cluster]
 	serverConfigs sharedReads[*containerpb.ServerConfig]
+	// planned are the slices the Ray resources of this run list.
+	planned plannedSlices
 }
 
 // firstSet returns the configured value, else the first non-empty environment variable.

@@ -37,8 +37,32 @@ func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceMode
 		return false
 	}
 	defer k.Close()
-	upgrade := prior != nil && len(clusterConfigChanges(m.rayConfigModel, prior.rayConfigModel)) > 0
 	rest := kube.RayServiceSpec{RayClusterSpec: spec, ServeConfigV2: m.ServeConfigV2.ValueString(), DeletionDelaySeconds: int32(m.DeletionDelay.ValueInt64())}
+	w := k.WatchRayService(ctx, spec.Namespace, spec.Name)
+	defer w.Close()
+	upgrade := false
+	if prior != nil && len(clusterConfigChanges(m.rayConfigModel, prior.rayConfigModel)) > 0 {
+		running, change, ok := runningChange(ctx, k, prior, rest, action, diags)
+		if !ok {
+			return false
+		}
+		upgrade = change == kube.ConfigNewCluster
+		if planned := m.RayClusterName; upgrade && !planned.IsUnknown() && planned.ValueString() != "" {
+			diags.AddError("RayCluster Not As Planned", fmt.Sprintf("%s: the plan expected RayCluster %s to keep serving, but KubeRay would "+
+				"bring up a new RayCluster for this change: the RayCluster's hash of its rayClusterConfig is not the state's (changed "+
+				"outside Terraform). Nothing was changed; refresh and apply again, which plans the upgrade.", action, planned.ValueString()))
+			return false
+		}
+		if !upgrade {
+			// raytpu's part first: the groups the RayCluster has, scaled and moved on it; then the
+			// RayService whole, whose appended groups KubeRay adds in place.
+			kept := rest
+			kept.Groups = kept.Groups[:len(running.Spec.WorkerGroupSpecs)]
+			if !r.scaleInPlace(ctx, client, k, kept, groups[:len(kept.Groups)], running, m, prior, action, diags) {
+				return true
+			}
+		}
+	}
 	upgrading := rest
 	upgrading.Upgrade = upgrade
 	obj, err := kube.RayServiceObject(upgrading)
@@ -46,8 +70,6 @@ func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceMode
 		diags.AddError("Invalid RayService", fmt.Sprintf("%s: %s.", action, err))
 		return false
 	}
-	w := k.WatchRayService(ctx, spec.Namespace, spec.Name)
-	defer w.Close()
 	applied, err := k.ApplyRayService(ctx, obj)
 	if err != nil {
 		diags.AddError("Error Applying RayService", fmt.Sprintf("%s: %s", action, err))
@@ -73,7 +95,7 @@ func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceMode
 
 // observe follows the RayService until it serves as want says, from the RayCluster KubeRay names
 // for it, and fills m's outputs from what it saw, also when the wait fails (Terraform then taints a
-// new RayService). It reports whether the RayService serves.
+// new RayService; an update stays as it was). It reports whether the RayService serves.
 func (r *rayServiceResource) observe(ctx context.Context, k *kube.Client, w *kube.RayServiceWatch, m *rayServiceModel, applied *rayv1.RayService,
 	groups []resolvedGroup, want kube.ServeWant, action string, diags *diag.Diagnostics) bool {
 	m.RayClusterName, m.Healthy, m.Placement = types.StringValue(want.Cluster), types.BoolValue(false), flattenPlacement(nil)
@@ -118,8 +140,8 @@ func serveFailure(diags *diag.Diagnostics, action, summary string, err error) {
 		return
 	}
 	diags.AddError(summary, fmt.Sprintf("%s: %s. KubeRay sends the Serve config once the RayCluster's head is ready and reports "+
-		"the RayService ready once every application is RUNNING; check its events with kubectl describe rayservice. Terraform "+
-		"taints a new RayService; the next apply replaces it.", action, err))
+		"the RayService ready once every application is RUNNING; check its events with kubectl describe rayservice. %s", action, err,
+		nextApply(action)))
 }
 
 // setServeStatus fills status and applications from rs (nil: not seen), and healthy, which the Pods

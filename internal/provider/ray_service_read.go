@@ -29,6 +29,9 @@ func (r *rayServiceResource) readInto(ctx context.Context, client *gke.Client, k
 	}
 	ok, why := rayServiceInSync(ctx, k, rs, kube.RayServiceSpec{RayClusterSpec: spec, ServeConfigV2: state.ServeConfigV2.ValueString(),
 		DeletionDelaySeconds: int32(state.DeletionDelay.ValueInt64())}, groups, resolving)
+	if ok && cluster != "" {
+		ok, why = rayClusterServes(ctx, k, rs, cluster, groups)
+	}
 	if !ok {
 		diags.AddWarning("RayService Not As Configured", fmt.Sprintf("%s: %s. The next apply brings the RayService in line with the "+
 			"configuration and the slices.", action, why))
@@ -73,6 +76,48 @@ func rayServiceInSync(ctx context.Context, k *kube.Client, rs *rayv1.RayService,
 	}
 	if pending := rs.Status.PendingServiceStatus.RayClusterName; pending != "" && rs.Status.ActiveServiceStatus.RayClusterName != "" {
 		return false, fmt.Sprintf("KubeRay is bringing up a second RayCluster, %s, beside %s", pending, rs.Status.ActiveServiceStatus.RayClusterName)
+	}
+	return true, ""
+}
+
+// rayClusterServes tells whether the RayCluster that serves is what the RayService asks for, as
+// its Pods show it: made from the RayService's rayClusterConfig (KubeRay's hash on it), each group
+// with its replicas, none of them on a slice its group no longer has, and no RayCluster of the
+// RayService left beside it (one an upgrade replaced, which holds its slices until it is gone).
+func rayClusterServes(ctx context.Context, k *kube.Client, rs *rayv1.RayService, cluster string, groups []resolvedGroup) (bool, string) {
+	rc, err := k.GetRayCluster(ctx, rs.Namespace, cluster)
+	if err != nil {
+		return false, err.Error()
+	}
+	if rs.Status.PendingServiceStatus.RayClusterName == "" {
+		if change, err := kube.ClassifyAgainstCluster(rc, rs.Spec.RayClusterSpec); err != nil || change != kube.ConfigSame {
+			return false, fmt.Sprintf("RayCluster %s was not made from the RayService's rayClusterConfig, and KubeRay leaves it as it is", cluster)
+		}
+	}
+	for i, g := range groups {
+		if i >= len(rc.Spec.WorkerGroupSpecs) {
+			return false, fmt.Sprintf("RayCluster %s has no worker group %q", cluster, g.Name)
+		}
+		if have := rc.Spec.WorkerGroupSpecs[i].Replicas; have == nil || int(*have) != g.Replicas {
+			return false, fmt.Sprintf("worker group %q of RayCluster %s is not set to %d replicas", g.Name, cluster, g.Replicas)
+		}
+	}
+	pods, err := k.RayClusterPods(ctx, rs.Namespace, cluster)
+	if err != nil {
+		return false, err.Error()
+	}
+	if leaving := leavingReplicas(pods, groups); len(leaving) > 0 {
+		return false, fmt.Sprintf("Pod %s of worker group %q runs on node pool %s, which is not one of the group's slices", leaving[0].Name,
+			leaving[0].Group, leaving[0].NodePool)
+	}
+	names, err := k.RayServiceClusters(ctx, rs.Namespace, rs.Name)
+	if err != nil {
+		return false, err.Error()
+	}
+	for _, name := range names {
+		if name != cluster && name != rs.Status.PendingServiceStatus.RayClusterName {
+			return false, fmt.Sprintf("RayCluster %s of the RayService, which %s replaced, still exists and holds its slices", name, cluster)
+		}
 	}
 	return true, ""
 }

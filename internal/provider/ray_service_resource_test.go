@@ -242,6 +242,26 @@ resource "raytpu_ray_service" "llm" {
 	for _, s := range steps {
 		ts = append(ts, resource.TestStep{Config: config(s.name, s.groups, s.serve), PlanOnly: true, ExpectError: regexp.MustCompile(s.want)})
 	}
+	// Two resources of one configuration listing one slice would race at apply.
+	ts = append(ts, resource.TestStep{
+		Config: config("llm", `{ name = "g", slices = ["`+mine+`/nodePools/a"] }`, testServeConfig("llm")) + fmt.Sprintf(`
+resource "raytpu_ray_cluster" "train" {
+  cluster_id    = %q
+  name          = "train"
+  worker_groups = [{ name = "t", slices = ["%s/nodePools/a"] }]
+}
+`, mine, mine),
+		PlanOnly:    true,
+		ExpectError: regexp.MustCompile(`(?s)Slice Listed By Two Worker Groups.*cannot run on slice a:.*lists it too, in the same\s+configuration`),
+	})
+	// An upgrade's apply waits out the deletion delay within the update timeout.
+	ts = append(ts, resource.TestStep{
+		Config: strings.Replace(config("llm", shape, testServeConfig("llm")), "serve_config_v2", `old_cluster_deletion_delay = 600
+  timeouts = { update = "2m" }
+  serve_config_v2`, 1),
+		PlanOnly:    true,
+		ExpectError: regexp.MustCompile(`(?s)Deletion Delay Outlasts The Update Timeout.*old_cluster_deletion_delay is 600 seconds.*timeouts.update\s+\(2m0s\)`),
+	})
 	accTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: ts})
 }
 

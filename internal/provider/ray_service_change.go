@@ -1,0 +1,241 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
+	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+)
+
+// Who carries out a change of raytpu_ray_service's rayClusterConfig is decided by KubeRay's own
+// rule (kube.ClassifyConfig): raytpu renders the state's and the plan's configuration as it would
+// send them, and
+//   - the same hash (replicas, the slices a claim selects, spares, which are claims only): KubeRay
+//     leaves the RayCluster alone, so raytpu scales it, whole replica by whole replica, as
+//     raytpu_ray_cluster does (scaleInPlace);
+//   - groups appended at the end: KubeRay updates the RayCluster that serves in place;
+//   - anything else: a second RayCluster (upgrade_strategy NewCluster, ray_service_upgrade.go), or
+//     a replacement (Recreate).
+// The docs' table of changes (rayServiceChanges) says the same.
+
+// classifyServiceChange renders plan and state as the apply would send them and classifies the
+// change with KubeRay's rule. known is false when either cannot be rendered at plan time (a value
+// known after apply, a slice not there yet): the change then counts as a new RayCluster.
+func classifyServiceChange(ctx context.Context, client *gke.Client, plan, state rayConfigModel) (change kube.ConfigChange, known bool) {
+	if client == nil || !fullyKnown(ctx, plan.RayVersion, plan.PythonVersion, plan.Image, plan.Head, plan.WorkerGroups, plan.HistoryServer) {
+		return kube.ConfigNewCluster, false
+	}
+	render := func(m rayConfigModel) (rayv1.RayClusterSpec, bool) {
+		var d diag.Diagnostics
+		// One claimer for both: the claim's name is the same before and after a change KubeRay can
+		// leave in place, and what is compared is the rest.
+		spec, _ := resolveRayConfig(ctx, client, m, kube.RayServiceClaimer(state.Name.ValueString()), &d)
+		if d.HasError() {
+			return rayv1.RayClusterSpec{}, false
+		}
+		obj, err := kube.RayServiceObject(kube.RayServiceSpec{RayClusterSpec: spec})
+		if err != nil {
+			return rayv1.RayClusterSpec{}, false
+		}
+		return obj.Spec.RayClusterSpec, true
+	}
+	before, ok := render(state)
+	if !ok {
+		return kube.ConfigNewCluster, false
+	}
+	after, ok := render(plan)
+	if !ok {
+		return kube.ConfigNewCluster, false
+	}
+	change, err := kube.ClassifyConfig(before, after)
+	if err != nil {
+		return kube.ConfigNewCluster, false
+	}
+	return change, true
+}
+
+// fullyKnown reports whether no part of any of values is unknown.
+func fullyKnown(ctx context.Context, values ...attr.Value) bool {
+	for _, v := range values {
+		tv, err := v.ToTerraformValue(ctx)
+		if err != nil || !tv.IsFullyKnown() {
+			return false
+		}
+	}
+	return true
+}
+
+// describeInPlace says, group by group, what an update that KubeRay leaves to raytpu (ConfigSame)
+// or carries out in place (ConfigAppended) does to the RayCluster that serves.
+func describeInPlace(ctx context.Context, plan, state rayConfigModel, change kube.ConfigChange) string {
+	before, after := groupSliceSets(ctx, state), groupSliceSets(ctx, plan)
+	var parts []string
+	for _, g := range after.order {
+		now, was := after.slices[g], before.slices[g]
+		_, existed := before.slices[g]
+		switch {
+		case !existed:
+			parts = append(parts, fmt.Sprintf("KubeRay adds worker group %q on %s", g, orNone(now)))
+		default:
+			added, left := setDifference(now, was), setDifference(was, now)
+			if len(added)+len(left) > 0 {
+				parts = append(parts, fmt.Sprintf("worker group %q: raytpu moves its replicas from %s to %s (%d slice(s) in all), whole "+
+					"replica by whole replica", g, orNone(left), orNone(added), len(now)))
+			}
+		}
+		spareAdded, spareLeft := setDifference(after.spares[g], before.spares[g]), setDifference(before.spares[g], after.spares[g])
+		if len(spareAdded)+len(spareLeft) > 0 {
+			parts = append(parts, fmt.Sprintf("worker group %q: spare slices claimed %s, released %s", g, orNone(spareAdded), orNone(spareLeft)))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no Pod changes")
+	}
+	who := "KubeRay's hash of the rayClusterConfig stays the same, so KubeRay leaves the RayCluster as it is and raytpu applies the change to it"
+	if change == kube.ConfigAppended {
+		who = "only worker groups are appended, so KubeRay updates the RayCluster that serves in place"
+	}
+	return who + ": " + strings.Join(parts, "; ")
+}
+
+// sliceSets are the slice names of each worker group of a configuration, in its order.
+type sliceSets struct {
+	order          []string
+	slices, spares map[string][]string
+}
+
+func groupSliceSets(ctx context.Context, m rayConfigModel) sliceSets {
+	out := sliceSets{slices: map[string][]string{}, spares: map[string][]string{}}
+	var groups []rayWorkerGroupModel
+	if m.WorkerGroups.IsNull() || m.WorkerGroups.IsUnknown() || m.WorkerGroups.ElementsAs(ctx, &groups, false).HasError() {
+		return out
+	}
+	names := func(ids []string) []string {
+		var out []string
+		for _, s := range ids {
+			if id, err := gke.ParseNodePoolID(s); err == nil {
+				out = append(out, id.Name)
+			}
+		}
+		return out
+	}
+	for _, g := range groups {
+		name := g.Name.ValueString()
+		out.order = append(out.order, name)
+		ids, _ := knownStrings(ctx, g.Slices)
+		spares, _ := knownStrings(ctx, g.SpareSlices)
+		out.slices[name], out.spares[name] = names(ids), names(spares)
+	}
+	return out
+}
+
+// setDifference are the elements of a not in b, in a's order.
+func setDifference(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// runningChange classifies rest against the RayCluster that serves (prior's) as KubeRay will: from
+// the hash KubeRay wrote on it and the RayService as the API server would store it (a server-side
+// dry run, so that any default the server adds is hashed as KubeRay hashes it). A RayCluster that
+// is not there is one KubeRay makes anew. ok is false when the RayService cannot be rendered.
+func runningChange(ctx context.Context, k *kube.Client, prior *rayServiceModel, rest kube.RayServiceSpec, action string,
+	diags *diag.Diagnostics) (running *rayv1.RayCluster, change kube.ConfigChange, ok bool) {
+	obj, err := kube.RayServiceObject(rest)
+	if err != nil {
+		diags.AddError("Invalid RayService", fmt.Sprintf("%s: %s.", action, err))
+		return nil, 0, false
+	}
+	name := prior.RayClusterName.ValueString()
+	if name == "" {
+		return nil, kube.ConfigNewCluster, true
+	}
+	running, err = k.GetRayCluster(ctx, rest.Namespace, name)
+	if err != nil {
+		return nil, kube.ConfigNewCluster, true
+	}
+	stored, err := k.DryRunApplyRayService(ctx, obj)
+	if err != nil {
+		diags.AddError("Error Applying RayService", fmt.Sprintf("%s: %s", action, err))
+		return nil, 0, false
+	}
+	change, err = kube.ClassifyAgainstCluster(running, stored.Spec.RayClusterSpec)
+	if err != nil {
+		diags.AddError("Invalid RayService", fmt.Sprintf("%s: %s.", action, err))
+		return nil, 0, false
+	}
+	return running, change, true
+}
+
+// scaleInPlace applies kept, the RayService with the groups the RayCluster running has, and does
+// on running what KubeRay leaves undone for a rayClusterConfig of the same hash: it releases the
+// slices no group has any more (before KubeRay makes any replica again, which could take one),
+// then sets each group's replicas, naming as workersToDelete the replicas on slices their group no
+// longer has, and once those are gone clears workersToDelete. It reports whether it got through.
+func (r *rayServiceResource) scaleInPlace(ctx context.Context, client *gke.Client, k *kube.Client, kept kube.RayServiceSpec,
+	groups []resolvedGroup, running *rayv1.RayCluster, m, prior *rayServiceModel, action string, diags *diag.Diagnostics) bool {
+	obj, err := kube.RayServiceObject(kept)
+	if err == nil {
+		_, err = k.ApplyRayService(ctx, obj)
+	}
+	if err != nil {
+		diags.AddError("Error Applying RayService", fmt.Sprintf("%s: %s", action, err))
+		return false
+	}
+	pods, err := k.RayClusterPods(ctx, running.Namespace, running.Name)
+	if err != nil {
+		diags.AddError("Error Reading RayCluster", fmt.Sprintf("%s: %s", action, err))
+		return false
+	}
+	leaving := leavingReplicas(pods, groups)
+	if err := releaseSlices(ctx, client, m.Namespace.ValueString(), kube.RayServiceClaimer(m.Name.ValueString()),
+		leftSlices(ctx, prior.rayConfigModel, m.rayConfigModel)); err != nil {
+		diags.AddError("Error Releasing Slices", fmt.Sprintf("%s: %s. Until their raytpu.dev/ray-* labels go, the RayService's "+
+			"replicas could run on them.", action, err))
+		return false
+	}
+	var scales []kube.GroupScale
+	for i, g := range groups {
+		toDelete := podNames(leaving, g.Name)
+		if have := running.Spec.WorkerGroupSpecs[i].Replicas; len(toDelete) == 0 && have != nil && int(*have) == g.Replicas {
+			continue
+		}
+		scales = append(scales, kube.GroupScale{Name: g.Name, Replicas: g.Replicas, WorkersToDelete: toDelete})
+	}
+	if len(scales) == 0 {
+		return true
+	}
+	if err := k.ScaleRayCluster(ctx, running, scales); err != nil {
+		diags.AddError("Error Scaling RayCluster", fmt.Sprintf("%s: %s", action, err))
+		return false
+	}
+	if len(leaving) == 0 {
+		return true
+	}
+	w := k.WatchRayCluster(ctx, running.Namespace, running.Name)
+	defer w.Close()
+	if _, err := w.WaitForPods(ctx, func(pods []kube.RayPod) bool { return !anyOf(pods, leaving) }); err != nil {
+		diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: the replicas on the slices the groups no longer have did not end: %s", action, err))
+		return false
+	}
+	for i := range scales {
+		scales[i].WorkersToDelete = nil
+	}
+	if err := k.ScaleRayCluster(ctx, running, scales); err != nil {
+		diags.AddError("Error Scaling RayCluster", fmt.Sprintf("%s: %s", action, err))
+		return false
+	}
+	return true
+}

@@ -1,0 +1,46 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
+	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
+)
+
+// A failed create is tainted and replaced; a failed update is not, and the message says so.
+func TestNextApply(t *testing.T) {
+	if got := nextApply("creating raytpu_ray_service (x)"); !strings.Contains(got, "taints") {
+		t.Errorf("after a create: %q", got)
+	}
+	if got := nextApply("updating raytpu_ray_service (x)"); strings.Contains(got, "taint") || !strings.Contains(got, "tries the update again") {
+		t.Errorf("after an update: %q", got)
+	}
+}
+
+// The slices listed in one run: a group of another RayCluster or RayService listing one again is
+// named; the same RayCluster's groups, and the same group planned again, are not.
+func TestPlannedSlices(t *testing.T) {
+	var p plannedSlices
+	id := gke.NodePoolID{Cluster: gke.ClusterID{Project: "p", Location: "l", Name: "c"}, Name: "a"}
+	svc := kube.SliceClaim{Namespace: "default", Cluster: kube.RayServiceClaimer("llm"), Group: "tpu"}
+	if _, ok := p.claim(id, svc); ok {
+		t.Fatal("first claim refused")
+	}
+	if _, ok := p.claim(id, svc); ok {
+		t.Error("the same group planned again is refused")
+	}
+	if _, ok := p.claim(id, kube.SliceClaim{Namespace: "default", Cluster: kube.RayServiceClaimer("llm"), Group: "other"}); ok {
+		t.Error("a group of the same RayService is refused (checkShapesApart's to judge)")
+	}
+	other := kube.SliceClaim{Namespace: "default", Cluster: "train", Group: "t"}
+	if held, ok := p.claim(id, other); !ok || !held.SameRayCluster(svc) {
+		t.Errorf("another RayCluster's group: held %v, %v; want %v", held, ok, svc)
+	}
+}
+
+func TestSetDifference(t *testing.T) {
+	if got := setDifference([]string{"a", "b", "c"}, []string{"b"}); strings.Join(got, ",") != "a,c" {
+		t.Errorf("setDifference = %v", got)
+	}
+}
