@@ -52,31 +52,31 @@ type rayOutputsModel struct {
 }
 
 type rayHeadModel struct {
-	CPU            types.String `tfsdk:"cpu"`
-	Memory         types.String `tfsdk:"memory"`
-	ServiceType    types.String `tfsdk:"service_type"`
-	SourceRanges   types.List   `tfsdk:"load_balancer_source_ranges"`
-	RayStartParams types.Map    `tfsdk:"ray_start_params"`
+	CPU            quantityValue `tfsdk:"cpu"`
+	Memory         quantityValue `tfsdk:"memory"`
+	ServiceType    types.String  `tfsdk:"service_type"`
+	SourceRanges   types.List    `tfsdk:"load_balancer_source_ranges"`
+	RayStartParams types.Map     `tfsdk:"ray_start_params"`
 	rayPodModel
 }
 
 type rayWorkerGroupModel struct {
-	Name           types.String `tfsdk:"name"`
-	Slices         types.List   `tfsdk:"slices"`
-	SpareSlices    types.List   `tfsdk:"spare_slices"`
-	Generation     types.String `tfsdk:"generation"`
-	Topology       types.String `tfsdk:"topology"`
-	ChipsPerHost   types.Int64  `tfsdk:"chips_per_host"`
-	Replicas       types.Int64  `tfsdk:"replicas"`
-	CPU            types.String `tfsdk:"cpu"`
-	Memory         types.String `tfsdk:"memory"`
-	RayStartParams types.Map    `tfsdk:"ray_start_params"`
+	Name           types.String  `tfsdk:"name"`
+	Slices         types.List    `tfsdk:"slices"`
+	SpareSlices    types.List    `tfsdk:"spare_slices"`
+	Generation     types.String  `tfsdk:"generation"`
+	Topology       types.String  `tfsdk:"topology"`
+	ChipsPerHost   types.Int64   `tfsdk:"chips_per_host"`
+	Replicas       types.Int64   `tfsdk:"replicas"`
+	CPU            quantityValue `tfsdk:"cpu"`
+	Memory         quantityValue `tfsdk:"memory"`
+	RayStartParams types.Map     `tfsdk:"ray_start_params"`
 	rayPodModel
 }
 
 var (
 	rayHeadAttrTypes = withPodAttrTypes(map[string]attr.Type{
-		"cpu": types.StringType, "memory": types.StringType, "service_type": types.StringType,
+		"cpu": quantityType{}, "memory": quantityType{}, "service_type": types.StringType,
 		"load_balancer_source_ranges": types.ListType{ElemType: types.StringType},
 		"ray_start_params":            types.MapType{ElemType: types.StringType},
 	})
@@ -84,7 +84,7 @@ var (
 		"name": types.StringType, "slices": types.ListType{ElemType: types.StringType},
 		"spare_slices": types.ListType{ElemType: types.StringType}, "generation": types.StringType,
 		"topology": types.StringType, "chips_per_host": types.Int64Type, "replicas": types.Int64Type,
-		"cpu": types.StringType, "memory": types.StringType, "ray_start_params": types.MapType{ElemType: types.StringType},
+		"cpu": quantityType{}, "memory": quantityType{}, "ray_start_params": types.MapType{ElemType: types.StringType},
 	})
 	rayNamesAttrTypes = map[string]attr.Type{
 		"table_version": types.StringType, "exact": types.BoolType,
@@ -223,14 +223,12 @@ func rayHeadSchema() schema.SingleNestedAttribute {
 		MarkdownDescription: "The Ray head, on the cluster's CPU nodes. Omitted: 1 CPU, 2Gi, a ClusterIP service.",
 		Attributes: withPodAttributes(map[string]schema.Attribute{
 			"cpu": schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultHeadCPU),
+				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultHeadCPU), CustomType: quantityType{},
 				MarkdownDescription: "CPU request and limit, a Kubernetes quantity. Default `" + defaultHeadCPU + "`.",
-				Validators:          []validator.String{quantityValidator{}},
 			},
 			"memory": schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultHeadMemory),
+				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultHeadMemory), CustomType: quantityType{},
 				MarkdownDescription: "Memory request and limit, a Kubernetes quantity. Default `" + defaultHeadMemory + "`.",
-				Validators:          []validator.String{quantityValidator{}},
 			},
 			"service_type": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(serviceClusterIP),
@@ -301,12 +299,12 @@ func rayWorkerGroupsSchema() schema.ListNestedAttribute {
 				Validators:          []validator.Int64{int64validator.Between(1, 64)},
 			},
 			"cpu": schema.StringAttribute{
-				Optional: true, MarkdownDescription: "CPU request and limit of each worker, a Kubernetes quantity.",
-				Validators: []validator.String{quantityValidator{}},
+				Optional: true, CustomType: quantityType{},
+				MarkdownDescription: "CPU request and limit of each worker, a Kubernetes quantity.",
 			},
 			"memory": schema.StringAttribute{
-				Optional: true, MarkdownDescription: "Memory request and limit of each worker, a Kubernetes quantity.",
-				Validators: []validator.String{quantityValidator{}},
+				Optional: true, CustomType: quantityType{},
+				MarkdownDescription: "Memory request and limit of each worker, a Kubernetes quantity.",
 			},
 			"ray_start_params": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,

@@ -193,7 +193,7 @@ func applyRayConfig(ctx context.Context, cfg rayConfig, m *rayConfigModel) diag.
 		pod, d := cfg.Head.model(ctx)
 		diags.Append(d...)
 		h, d := types.ObjectValueFrom(ctx, rayHeadAttrTypes, rayHeadModel{
-			CPU: types.StringValue(cfg.Head.CPU), Memory: types.StringValue(cfg.Head.Memory),
+			CPU: quantityOf(cfg.Head.CPU), Memory: quantityOf(cfg.Head.Memory),
 			ServiceType: types.StringValue(cfg.Head.ServiceType), SourceRanges: stringList(ctx, cfg.Head.SourceRanges, &diags),
 			RayStartParams: params, rayPodModel: pod,
 		})
@@ -220,7 +220,7 @@ func applyRayConfig(ctx context.Context, cfg rayConfig, m *rayConfigModel) diag.
 			Name: types.StringValue(g.Name), Slices: slices, SpareSlices: spares,
 			Generation: types.StringPointerValue(g.Generation), Topology: types.StringPointerValue(g.Topology),
 			ChipsPerHost: types.Int64PointerValue(g.ChipsPerHost), Replicas: types.Int64PointerValue(g.Replicas),
-			CPU: types.StringPointerValue(g.CPU), Memory: types.StringPointerValue(g.Memory), RayStartParams: params,
+			CPU: quantityOfPointer(g.CPU), Memory: quantityOfPointer(g.Memory), RayStartParams: params,
 			rayPodModel: pod,
 		})
 	}

@@ -2,13 +2,10 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 )
 
 // ValidateConfig checks what the configuration alone decides (validateRayConfig).
@@ -64,21 +61,4 @@ func orNone(s []string) string {
 		return "none"
 	}
 	return strings.Join(s, ", ")
-}
-
-// quantityValidator accepts a Kubernetes resource quantity such as 500m, 2 or 8Gi.
-type quantityValidator struct{}
-
-func (quantityValidator) Description(context.Context) string {
-	return "must be a Kubernetes quantity such as 500m, 2 or 8Gi"
-}
-func (v quantityValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (quantityValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := k8sresource.ParseQuantity(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Quantity",
-			fmt.Sprintf("%q is not a Kubernetes quantity: use a number with an optional suffix, such as 500m, 2 or 8Gi.", req.ConfigValue.ValueString()))
-	}
 }

@@ -123,8 +123,10 @@ func (r *rayHistoryServerResource) Read(ctx context.Context, req resource.ReadRe
 	}
 	// What the cluster has is the truth: a change made outside Terraform shows in the next plan.
 	state.Bucket, state.GoogleServiceAccount = types.StringValue(st.Bucket), types.StringValue(st.GoogleServiceAccount)
-	state.Image, state.CPU, state.Memory = types.StringValue(st.Image), types.StringValue(st.CPU), types.StringValue(st.Memory)
-	state.MemoryLimit = types.StringValue(st.MemoryLimit)
+	// Quantities come back canonical ("500m" for "0.5"); the framework keeps the configured text of
+	// the same quantity (quantityValue).
+	state.Image, state.CPU, state.Memory = types.StringValue(st.Image), quantityOf(st.CPU), quantityOf(st.Memory)
+	state.MemoryLimit = quantityOf(st.MemoryLimit)
 	setHistoryServerAddresses(&state)
 	if !st.RolledOut {
 		resp.Diagnostics.AddWarning("History Server Not Ready", fmt.Sprintf("%s: %s.", action, st.Waiting))

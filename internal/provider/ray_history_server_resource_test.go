@@ -19,17 +19,24 @@ import (
 )
 
 func testAccHistoryServerConfig(cluster, bucket string) string {
+	return testAccHistoryServerConfigWith(cluster, bucket, "")
+}
+
+// testAccHistoryServerConfigWith is testAccHistoryServerConfig with more attributes.
+func testAccHistoryServerConfigWith(cluster, bucket, more string) string {
 	return testAccProviderConfig() + fmt.Sprintf(`
 resource "raytpu_ray_history_server" "test" {
   cluster_id             = %q
   bucket                 = %q
   google_service_account = "ray-history@%s.iam.gserviceaccount.com"
+  %s
 }
-`, cluster, bucket, testProject)
+`, cluster, bucket, testProject, more)
 }
 
 // A History Server is created with its Pod running, imported, updated in place, brought back in
-// line after a change outside Terraform, and created again once deleted outside it.
+// line after a change outside Terraform, and created again once deleted outside it; requests in
+// text the API server writes otherwise keep their text, with nothing to plan.
 func TestAccRayHistoryServer_lifecycleImportDriftDisappears(t *testing.T) {
 	t.Parallel()
 	id := createClusterOutOfBand(t, "acc-history", "")
@@ -88,9 +95,33 @@ func TestAccRayHistoryServer_lifecycleImportDriftDisappears(t *testing.T) {
 				}},
 				Check: historyServerRuns(t, id.Name, "runs-b"),
 			},
+			{
+				// The defaults' quantities (500m, 2Gi) in other text, which the API server gives back
+				// canonical: the configured text stays in the state.
+				Config: testAccHistoryServerConfigWith(id.String(), "runs-b", defaultRequestsOtherwise),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("cpu"), knownvalue.StringExact("0.5")),
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("memory"), knownvalue.StringExact("2048Mi")),
+				},
+				Check: resource.ComposeTestCheckFunc(historyServerRuns(t, id.Name, "runs-b"), historyServerRequests(t, id.Name, "500m", "2Gi")),
+			},
+			{
+				// Read again, the same quantities: nothing to plan, and the configured text stays.
+				Config:           testAccHistoryServerConfigWith(id.String(), "runs-b", defaultRequestsOtherwise),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("cpu"), knownvalue.StringExact("0.5")),
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("memory"), knownvalue.StringExact("2048Mi")),
+				},
+			},
 		},
 	})
 }
+
+// defaultRequestsOtherwise are the default requests (500m, 2Gi) in text other than the API
+// server's.
+const defaultRequestsOtherwise = `cpu = "0.5"
+  memory = "2048Mi"`
 
 func TestAccRayHistoryServer_planTimeErrors(t *testing.T) {
 	t.Parallel()
@@ -122,7 +153,7 @@ resource "raytpu_ray_history_server" "test" {
   cpu                    = "half"
 }`,
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Invalid Quantity.*"half" is not a Kubernetes quantity`),
+				ExpectError: regexp.MustCompile(`(?s)Invalid Quantity.*cpu\s+"half"\s+is\s+not\s+a\s+Kubernetes\s+quantity.*500m`),
 			},
 		},
 	})
@@ -153,6 +184,22 @@ func historyServerRuns(t *testing.T, cluster, bucket string) resource.TestCheckF
 		}
 		if got := sa.Annotations["iam.gke.io/gcp-service-account"]; got != "ray-history@"+testProject+".iam.gserviceaccount.com" {
 			return fmt.Errorf("the service account is bound to %q", got)
+		}
+		return nil
+	}
+}
+
+// historyServerRequests checks the requests of the server's Deployment, as the API server writes
+// them.
+func historyServerRequests(t *testing.T, cluster, cpu, memory string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		d, err := testClientset(t, cluster).AppsV1().Deployments("default").Get(context.Background(), "historyserver", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		requests := d.Spec.Template.Spec.Containers[0].Resources.Requests
+		if got, want := fmt.Sprint(requests.Cpu(), " ", requests.Memory()), cpu+" "+memory; got != want {
+			return fmt.Errorf("the History Server requests %s (cpu, memory), want %s", got, want)
 		}
 		return nil
 	}

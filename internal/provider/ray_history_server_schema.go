@@ -23,9 +23,9 @@ type rayHistoryServerModel struct {
 	Bucket               types.String   `tfsdk:"bucket"`
 	GoogleServiceAccount types.String   `tfsdk:"google_service_account"`
 	Image                types.String   `tfsdk:"image"`
-	CPU                  types.String   `tfsdk:"cpu"`
-	Memory               types.String   `tfsdk:"memory"`
-	MemoryLimit          types.String   `tfsdk:"memory_limit"`
+	CPU                  quantityValue  `tfsdk:"cpu"`
+	Memory               quantityValue  `tfsdk:"memory"`
+	MemoryLimit          quantityValue  `tfsdk:"memory_limit"`
 	ServiceAccount       types.String   `tfsdk:"kubernetes_service_account"`
 	Address              types.String   `tfsdk:"address"`
 	PortForward          types.String   `tfsdk:"port_forward_command"`
@@ -62,9 +62,13 @@ func (r *rayHistoryServerResource) Schema(ctx context.Context, _ resource.Schema
 	computed := func(d string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: d, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
 	}
-	optional := func(def, d string, validators ...validator.String) schema.StringAttribute {
-		return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(def), MarkdownDescription: d + " Default `" + def + "`.",
-			Validators: validators}
+	optional := func(def, d string) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(def), MarkdownDescription: d + " Default `" + def + "`."}
+	}
+	quantity := func(def, d string) schema.StringAttribute {
+		a := optional(def, d)
+		a.CustomType = quantityType{}
+		return a
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The Ray History Server of a cluster: KubeRay's server of the logs and events that RayClusters' collector " +
@@ -96,9 +100,9 @@ func (r *rayHistoryServerResource) Schema(ctx context.Context, _ resource.Schema
 				Validators: []validator.String{stringvalidator.RegexMatches(googleServiceAccountPattern, googleServiceAccountMessage)},
 			},
 			"image":                      optional(defaultHistoryServerImage, "History Server image, pinned to a KubeRay release."),
-			"cpu":                        optional(defaultHistoryServerCPU, "CPU the server requests.", quantityValidator{}),
-			"memory":                     optional(defaultHistoryServerMemory, "Memory the server requests.", quantityValidator{}),
-			"memory_limit":               optional(defaultHistoryServerMemoryLimit, "Memory limit of the server; its cache of sessions is bounded below it.", quantityValidator{}),
+			"cpu":                        quantity(defaultHistoryServerCPU, "CPU the server requests."),
+			"memory":                     quantity(defaultHistoryServerMemory, "Memory the server requests."),
+			"memory_limit":               quantity(defaultHistoryServerMemoryLimit, "Memory limit of the server; its cache of sessions is bounded below it."),
 			"kubernetes_service_account": computed("The Kubernetes service account the server runs as (`name`)."),
 			"address":                    computed("In-cluster address of the server, `http://{name}.{namespace}.svc.cluster.local:30080`."),
 			"port_forward_command": computed("A kubectl command that makes the server reachable at `http://localhost:8080` from where it " +

@@ -56,7 +56,7 @@ type rayCSIVolume struct {
 var (
 	rayVolumeAttrTypes = map[string]attr.Type{
 		"name": types.StringType, "mount_path": types.StringType, "read_only": types.BoolType,
-		"empty_dir":               types.ObjectType{AttrTypes: map[string]attr.Type{"medium": types.StringType, "size_limit": types.StringType}},
+		"empty_dir":               types.ObjectType{AttrTypes: map[string]attr.Type{"medium": types.StringType, "size_limit": quantityType{}}},
 		"config_map":              types.ObjectType{AttrTypes: map[string]attr.Type{"name": types.StringType}},
 		"secret":                  types.ObjectType{AttrTypes: map[string]attr.Type{"secret_name": types.StringType}},
 		"persistent_volume_claim": types.ObjectType{AttrTypes: map[string]attr.Type{"claim_name": types.StringType}},
@@ -142,7 +142,7 @@ func rayVolumesSchema(whose string) schema.ListNestedAttribute {
 			"read_only":  schema.BoolAttribute{Optional: true, MarkdownDescription: "Mount read-only. Default `false`."},
 			"empty_dir": source("A scratch directory for the Pod's life; `medium = \"Memory\"` makes a tmpfs, as a large `/dev/shm` for JAX wants.", map[string]schema.Attribute{
 				"medium":     schema.StringAttribute{Optional: true, MarkdownDescription: "`Memory` for a tmpfs; unset, the node's disk.", Validators: []validator.String{stringvalidator.OneOf("Memory")}},
-				"size_limit": schema.StringAttribute{Optional: true, MarkdownDescription: "Size limit, a Kubernetes quantity such as `32Gi`.", Validators: []validator.String{quantityValidator{}}},
+				"size_limit": schema.StringAttribute{Optional: true, CustomType: quantityType{}, MarkdownDescription: "Size limit, a Kubernetes quantity such as `32Gi`."},
 			}),
 			"config_map": source("A ConfigMap of the namespace.", map[string]schema.Attribute{"name": required("ConfigMap name.")}),
 			"secret":     source("A Secret of the namespace.", map[string]schema.Attribute{"secret_name": required("Secret name.")}),
