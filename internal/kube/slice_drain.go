@@ -54,23 +54,38 @@ func (c *Client) SetSliceSchedulable(ctx context.Context, nodePool string, sched
 	if err != nil {
 		return nil, err
 	}
+	names := make([]string, len(hosts))
+	for i, h := range hosts {
+		names[i] = h.Name
+	}
+	return c.setNodesSchedulable(ctx, names, schedulable)
+}
+
+// UncordonNodes marks the named nodes schedulable again: what a drain that cordoned them and then
+// gave up hands back.
+func (c *Client) UncordonNodes(ctx context.Context, nodes []string) error {
+	_, err := c.setNodesSchedulable(ctx, nodes, true)
+	return err
+}
+
+func (c *Client) setNodesSchedulable(ctx context.Context, nodes []string, schedulable bool) ([]string, error) {
 	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"unschedulable": !schedulable}})
 	if err != nil {
 		return nil, err
 	}
 	var changed []string
-	for _, h := range hosts {
-		node, err := c.core.Nodes().Get(ctx, h.Name, metav1.GetOptions{})
+	for _, name := range nodes {
+		node, err := c.core.Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return changed, fmt.Errorf("kube: reading node %s: %w", h.Name, c.explain(err))
+			return changed, fmt.Errorf("kube: reading node %s: %w", name, c.explain(err))
 		}
 		if node.Spec.Unschedulable == !schedulable {
 			continue
 		}
-		if _, err := c.core.Nodes().Patch(ctx, h.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			return changed, fmt.Errorf("kube: marking node %s %s: %w", h.Name, schedulability(schedulable), c.explain(err))
+		if _, err := c.core.Nodes().Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return changed, fmt.Errorf("kube: marking node %s %s: %w", name, schedulability(schedulable), c.explain(err))
 		}
-		changed = append(changed, h.Name)
+		changed = append(changed, name)
 	}
 	return changed, nil
 }
@@ -82,8 +97,22 @@ func schedulability(schedulable bool) string {
 	return "unschedulable"
 }
 
-// SliceDrain lists the Pods on the hosts of nodePool, sorted, as a drain treats them.
-func (c *Client) SliceDrain(ctx context.Context, nodePool string) (Drain, error) {
+// CordonForDrain cordons every host of nodePool, then lists the Pods on them, sorted, as a drain
+// treats them; it returns the hosts it cordoned (those already cordoned are left alone) and the
+// Pods. The order is kubectl drain's (RunDrain: RunCordonOrUncordon on every node, then
+// GetPodsForDeletion), so that the list is final: a Pod the scheduler placed between a list and a
+// later cordon would stay on the slice, missed by the evictions.
+func (c *Client) CordonForDrain(ctx context.Context, nodePool string) ([]string, Drain, error) {
+	cordoned, err := c.SetSliceSchedulable(ctx, nodePool, false)
+	if err != nil {
+		return cordoned, Drain{}, err
+	}
+	d, err := c.podsToDrain(ctx, nodePool)
+	return cordoned, d, err
+}
+
+// podsToDrain lists the Pods on the hosts of nodePool, sorted, as a drain treats them.
+func (c *Client) podsToDrain(ctx context.Context, nodePool string) (Drain, error) {
 	hosts, err := c.SliceHosts(ctx, nodePool)
 	if err != nil {
 		return Drain{}, err

@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"reflect"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,7 +24,8 @@ import (
 	"github.com/raytpu/terraform-provider-raytpu/internal/testwait"
 )
 
-// TestDrainSlice cordons a slice of its own, drains it as kubectl drain does and uncordons it.
+// TestDrainSlice cordons a slice of its own, drains it as kubectl drain does (every host cordoned
+// before its Pods are listed) and uncordons it.
 // On the slice's host run a ReplicaSet's Pod, a DaemonSet's Pod, a finished Job's Pod and a Pod of
 // no controller, made by the cluster's own controllers; what is tested is how the drain treats
 // each kind. It needs the add-on on, so it runs after TestKubeRay (files run in name order), which
@@ -118,19 +123,42 @@ func TestDrainSlice(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The drain's requests, in order, through a client of its own: every host is cordoned before
+	// any Pod is listed, so that none lands on the slice after the list (kubectl drain's order).
+	var mu sync.Mutex
+	var requests []string
+	drainer := clientObserving(t, func(r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		requests = append(requests, r.Method+" "+r.URL.Path)
+	})
+	var d Drain
 	for _, round := range []struct{ want []string }{{[]string{node}}, {nil}} {
-		if changed, err := env.client.SetSliceSchedulable(ctx, pool, false); err != nil || !reflect.DeepEqual(changed, round.want) {
-			t.Errorf("cordon: changed %v, %v; want %v (a node already cordoned is left alone)", changed, err, round.want)
+		mu.Lock()
+		requests = nil
+		mu.Unlock()
+		cordoned, drain, err := drainer.CordonForDrain(ctx, pool)
+		if err != nil || !reflect.DeepEqual(cordoned, round.want) {
+			t.Fatalf("cordon for the drain: cordoned %v, %v; want %v (a node already cordoned is left alone)", cordoned, err, round.want)
 		}
+		d = drain
+		mu.Lock()
+		firstList, lastCordon := slices.Index(requests, "GET /api/v1/pods"), -1
+		for i, r := range requests {
+			if strings.HasPrefix(r, "PATCH /api/v1/nodes/") {
+				lastCordon = i
+			}
+		}
+		if firstList < 0 || lastCordon > firstList || (round.want != nil && lastCordon < 0) {
+			t.Errorf("the drain's requests %q: a host is cordoned (PATCH) after the Pods are listed (GET), or one of them is "+
+				"missing; want every host cordoned before the list", requests)
+		}
+		mu.Unlock()
 	}
 	if n, err := env.client.core.Nodes().Get(ctx, node, metav1.GetOptions{}); err != nil || !n.Spec.Unschedulable {
 		t.Fatalf("node %s after cordon: unschedulable %v, %v", node, n.Spec.Unschedulable, err)
 	}
 
-	d, err := env.client.SliceDrain(ctx, pool)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ref := func(app string) []string { return []string{"default/" + pods[app]} }
 	for what, got := range map[string][]PodRef{"evict": d.Evict, "unmanaged": d.Unmanaged, "finished": d.Finished} {
 		want := map[string][]string{"evict": ref("worker"), "unmanaged": ref("bare"), "finished": ref("done")}[what]

@@ -56,8 +56,8 @@ func (a *drainSliceAction) Metadata(_ context.Context, req action.MetadataReques
 
 func (a *drainSliceAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
 	resp.Schema = actionschema.Schema{
-		MarkdownDescription: "Cordons every host of a slice and evicts its Pods, as `kubectl cordon` and `kubectl drain " +
-			"--ignore-daemonsets --delete-emptydir-data` do on each of them, before maintenance: Ray workers leave the slice, " +
+		MarkdownDescription: "Cordons every host of a slice, then evicts its Pods, as `kubectl drain --ignore-daemonsets " +
+			"--delete-emptydir-data` does on each of them, before maintenance: Ray workers leave the slice, " +
 			"and KubeRay recreates them wherever they fit, not on this slice. Evictions honour PodDisruptionBudgets; DaemonSet " +
 			"and mirror Pods stay, finished Pods are deleted. The action returns once every evicted Pod is gone. " +
 			"`raytpu_uncordon_slice` lets Pods onto the slice again.",
@@ -66,7 +66,7 @@ func (a *drainSliceAction) Schema(_ context.Context, _ action.SchemaRequest, res
 			"force": actionschema.BoolAttribute{
 				Optional: true,
 				MarkdownDescription: "Also evict Pods that no controller manages, which nothing recreates, as `kubectl drain --force` " +
-					"does. Without it such a Pod fails the action before any host is cordoned.",
+					"does. Without it such a Pod fails the action before any eviction, and the hosts are uncordoned again.",
 			},
 			"timeout": actionTimeoutAttribute("the evictions", drainTimeout),
 		},
@@ -92,19 +92,23 @@ func (a *drainSliceAction) Invoke(ctx context.Context, req action.InvokeRequest,
 	fail := func(format string, args ...any) {
 		resp.Diagnostics.AddError(drainSummary, fmt.Sprintf("draining slice %s: ", t.id)+fmt.Sprintf(format, args...))
 	}
-	d, err := k.SliceDrain(ctx, t.id.Name)
+	// Cordoned first, as kubectl drain does, so that no Pod lands on a host after the list.
+	cordoned, d, err := k.CordonForDrain(ctx, t.id.Name)
 	if err != nil {
-		fail("%s", err)
+		fail("cordoning its hosts and listing their Pods: %s\n\nThe hosts cordoned so far (%s) stay cordoned: invoke the action "+
+			"again, or raytpu_uncordon_slice to give up.", err, hostNames(cordoned))
 		return
 	}
 	if len(d.Unmanaged) > 0 && !force.ValueBool() {
+		// Refused before any eviction; the cordon is given back, so that the refusal changes nothing.
+		if err := k.UncordonNodes(ctx, cordoned); err != nil {
+			fail("no controller manages the Pods %s, so nothing would recreate them once evicted, and the hosts cordoned to "+
+				"list them (%s) could not be uncordoned again: %s. Run raytpu_uncordon_slice, then stop those Pods or set force = true.",
+				podList(d.Unmanaged), hostNames(cordoned), err)
+			return
+		}
 		fail("no controller manages the Pods %s, so nothing would recreate them once evicted. Stop them, or set force = true to "+
-			"evict them anyway. Nothing was changed.", podList(d.Unmanaged))
-		return
-	}
-	cordoned, err := k.SetSliceSchedulable(ctx, t.id.Name, false)
-	if err != nil {
-		fail("cordoning its hosts: %s", err)
+			"evict them anyway. Nothing was changed: the hosts cordoned to list them were uncordoned again.", podList(d.Unmanaged))
 		return
 	}
 	progress(resp, t.id, "cordoned %d hosts", len(cordoned))
@@ -158,6 +162,13 @@ func (b *actionBase) kube(ctx context.Context, req action.InvokeRequest, summary
 		return t, nil, diags
 	}
 	return t, k, diags
+}
+
+func hostNames(hosts []string) string {
+	if len(hosts) == 0 {
+		return "none"
+	}
+	return strings.Join(hosts, ", ")
 }
 
 func podList(pods []kube.PodRef) string {
