@@ -105,14 +105,17 @@ func (c *controlState) rayCRDLatency(cluster string) (time.Duration, bool) {
 
 const maxRequestLog = 10000
 
-func (c *controlState) record(method, path, rpc string, status int, lost string, start time.Time) {
+func (c *controlState) record(method, path, rpc string, status int, lost string, start time.Time, body []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.requests) >= maxRequestLog {
 		c.requests = c.requests[1:]
 	}
+	if method == http.MethodGet {
+		body = nil
+	}
 	c.requests = append(c.requests, RequestRecord{Time: start, Method: method, Path: path, RPC: rpc, Status: status,
-		Duration: time.Since(start), Lost: lost})
+		Duration: time.Since(start), Lost: lost, Body: body})
 	c.counters[rpc]++
 }
 

@@ -225,4 +225,7 @@ type RequestRecord struct {
 	// Lost is the Fault.Lost of a fault that lost the response (Status is 0 when no response was
 	// sent at all).
 	Lost string `json:"lost,omitempty"`
+	// Body is the body of a request that changes something (any method but GET), as it was sent:
+	// what a client asked for, which GKE's answer no longer tells apart from what GKE added.
+	Body []byte `json:"body,omitempty"`
 }

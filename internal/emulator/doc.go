@@ -232,8 +232,18 @@
 //     TestWorkloadsWithoutTheRayAddon, TestAccKubernetesProvider_deploymentRuns.
 //  12. Draining. A node pool's nodes are drained before they are deleted (the Kubernetes section).
 //     Test: TestWorkloadsWithoutTheRayAddon.
-//  13. The TPU taint. TPU nodes carry google.com/tpu=present:NoSchedule (GKE "About TPUs in GKE").
-//     Emulator: nodes.go. raytpu: the tolerations output. Test: TestRayOnSlices.
+//  13. The TPU taint. TPU nodes carry google.com/tpu=present:NoSchedule (GKE "About TPUs in GKE"),
+//     and TPU pools' config.taints hold it (terraform-provider-google reads it as effective_taints;
+//     INFERRED that GKE's answer lists it). Emulator: nodes.go, rules/additions.go. raytpu: the
+//     tolerations output; never sent back. Tests: TestRayOnSlices, TestNodePoolsGetGKEsConfigAnswers.
+//  14. Node configuration answers. Every pool reads back with metadata disable-legacy-endpoints=true
+//     (GKE "Protect cluster metadata"; recorded answers), effectiveCgroupMode (output only,
+//     cgroupv2 by default), bootDisk as diskType and diskSizeGb describe it (INFERRED), and, in a
+//     VPC-native cluster, networkConfig.podRange and podIpv4CidrBlock, the cluster's
+//     clusterSecondaryRangeName (gke-CLUSTER-pods-HASH) and block (recorded answers). Emulator:
+//     rules/additions.go. raytpu: reads none of them; raytpu_recreate_slice creates a pool again
+//     from raytpu_slice's request, not from the old pool's answer. Tests:
+//     TestNodePoolsGetGKEsConfigAnswers, TestAccSlice_recreateSendsRaytpusRequest.
 //
 // Found but not modelled, each for want of a second source or of a rule: the
 // goog-gke-node-pool-protection-tier label of TPU pools from reservations (a release note of
@@ -389,11 +399,12 @@
 // sets latencies (of every cluster, or of one), zone capacity and project quota, creates
 // reservations, scales autoscaled and queued node pools as the cluster autoscaler would, injects
 // request faults and operation faults, fails hosts, creates resource policies, hands out the DNS
-// endpoint CA, and reads the request log, the per-method counters and how long each Ray Operator
-// add-on took to serve its CRDs. Its HTTP form, under /emulator/v1/ with the same bearer token:
-// POST reset, PUT latencies, PUT clusterLatencies, POST capacity, POST quota, POST reservations,
-// POST poolScales, POST and DELETE faults, POST operationFaults, POST hostFailures, POST
-// resourcePolicies, GET dnsEndpointCA, GET requests, GET counters, GET rayCRDInstalls.
+// endpoint CA, and reads the request log (with the body of each request but a GET), the
+// per-method counters and how long each Ray Operator add-on took to serve its CRDs. Its HTTP
+// form, under /emulator/v1/ with the same bearer token: POST reset, PUT latencies, PUT
+// clusterLatencies, POST capacity, POST quota, POST reservations, POST poolScales, POST and DELETE
+// faults, POST operationFaults, POST hostFailures, POST resourcePolicies, GET dnsEndpointCA, GET
+// requests, GET counters, GET rayCRDInstalls.
 //
 // # Capacity
 //

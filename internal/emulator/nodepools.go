@@ -81,6 +81,7 @@ func (e *Emulator) startCreateNodePool(n resourceName, np *containerpb.NodePool)
 		return nil, err
 	}
 	p := plan.Pool
+	rules.SetPodRange(p.PB, c.PB)
 	n.NodePool = p.PB.Name
 	if c.pool(p.PB.Name) != nil {
 		return nil, errAlreadyExists(n.poolKey())
@@ -223,8 +224,10 @@ func (e *Emulator) updateNodePool(n resourceName, body []byte) (*containerpb.Ope
 		return nil, err
 	}
 	next.Version = checked.Pool.PB.Version
-	// GKE's reserved labels stay whatever the update asked (rules.SetReservedLabels).
+	// GKE's reserved labels and its TPU taint stay whatever the update asked, and the boot disk it
+	// reports follows the disk (rules.SetReservedLabels, addNodeConfigAnswers).
 	next.Config.ResourceLabels = checked.Pool.PB.Config.ResourceLabels
+	next.Config.Taints, next.Config.BootDisk = checked.Pool.PB.Config.Taints, checked.Pool.PB.Config.BootDisk
 	op, err := e.newOperationLocked(c, containerpb.Operation_UPGRADE_NODES, n.poolKey(), p.PB.Name)
 	if err != nil {
 		return nil, err

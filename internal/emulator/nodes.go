@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -164,7 +165,9 @@ func (s *poolNodesSpec) applyConfig(np *containerpb.NodePool) {
 	for _, t := range cfg.GetTaints() {
 		s.taints = append(s.taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: taintEffect(t.Effect)})
 	}
-	if s.chips > 0 {
+	// The pool's configuration holds GKE's TPU taint (rules.addNodeConfigAnswers); one restored
+	// from an older state may not.
+	if s.chips > 0 && !slices.ContainsFunc(s.taints, func(t corev1.Taint) bool { return t.Key == gketpu.ResourceName }) {
 		s.taints = append(s.taints, corev1.Taint{Key: gketpu.ResourceName, Value: gketpu.TaintValue, Effect: corev1.TaintEffect(gketpu.TaintEffect)})
 	}
 }

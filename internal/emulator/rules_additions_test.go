@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/rules"
 )
@@ -94,5 +95,64 @@ func TestClusterNetworkNamesAndAutoscalingDefaults(t *testing.T) {
 	wantScopes := []string{"https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", rules.MonitoringScope}
 	if !slices.Equal(d.OauthScopes, wantScopes) || d.ServiceAccount != "default" || cl.Autoscaling.AutoscalingProfile != containerpb.ClusterAutoscaling_BALANCED {
 		t.Errorf("autoscaling read back as %v, want the scopes %v, service account default and profile BALANCED", cl.Autoscaling, wantScopes)
+	}
+}
+
+// What GKE reports of every pool it creates beyond what it was sent, which a client that sends a
+// pool's answer back in a create would send too: disable-legacy-endpoints metadata, the effective
+// cgroup mode, the boot disk, the cluster's pod range, and on TPU pools the TPU taint. A disk
+// change moves the boot disk with it; an update of the taints keeps GKE's.
+func TestNodePoolsGetGKEsConfigAnswers(t *testing.T) {
+	cluster := sharedCluster(t)
+	c := restClient(t, testEmu.Token())
+	ctx := testCtx(t)
+	cl, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: cluster})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ip := cl.GetIpAllocationPolicy()
+	if ip.GetClusterSecondaryRangeName() == "" || ip.GetClusterIpv4CidrBlock() == "" {
+		t.Fatalf("cluster ipAllocationPolicy %v: want the pod range GKE makes, its name and block", ip)
+	}
+	tpuTaint := &containerpb.NodeTaint{Key: "google.com/tpu", Value: "present", Effect: containerpb.NodeTaint_NO_SCHEDULE}
+	for _, tc := range []struct {
+		np     *containerpb.NodePool
+		taints []*containerpb.NodeTaint
+	}{
+		{tpuPool("ga-tpu", "ct6e-standard-4t", 1, nil), []*containerpb.NodeTaint{tpuTaint}},
+		{&containerpb.NodePool{Name: "ga-cpu", InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "e2-standard-4"}}, nil},
+	} {
+		got := createPoolForTest(t, c, cluster, tc.np)
+		cfg := got.GetConfig()
+		if cfg.GetMetadata()["disable-legacy-endpoints"] != "true" {
+			t.Errorf("pool %s: metadata %v, want disable-legacy-endpoints=true", tc.np.Name, cfg.GetMetadata())
+		}
+		if cfg.GetEffectiveCgroupMode() != containerpb.NodeConfig_EFFECTIVE_CGROUP_MODE_V2 {
+			t.Errorf("pool %s: effectiveCgroupMode %v, want EFFECTIVE_CGROUP_MODE_V2", tc.np.Name, cfg.GetEffectiveCgroupMode())
+		}
+		if b := cfg.GetBootDisk(); b.GetDiskType() != "pd-balanced" || b.GetSizeGb() != 100 {
+			t.Errorf("pool %s: bootDisk %v, want pd-balanced, 100 GB (its diskType and diskSizeGb)", tc.np.Name, b)
+		}
+		if nc := got.GetNetworkConfig(); nc.GetPodRange() != ip.GetClusterSecondaryRangeName() || nc.GetPodIpv4CidrBlock() != ip.GetClusterIpv4CidrBlock() {
+			t.Errorf("pool %s: networkConfig %v, want the cluster's pod range %s (%s)", tc.np.Name, nc, ip.GetClusterSecondaryRangeName(), ip.GetClusterIpv4CidrBlock())
+		}
+		if !slices.EqualFunc(cfg.GetTaints(), tc.taints, func(a, b *containerpb.NodeTaint) bool { return proto.Equal(a, b) }) {
+			t.Errorf("pool %s: taints %v, want %v", tc.np.Name, cfg.GetTaints(), tc.taints)
+		}
+	}
+
+	name := cluster + "/nodePools/ga-tpu"
+	own := &containerpb.NodeTaint{Key: "team", Value: "ml", Effect: containerpb.NodeTaint_NO_SCHEDULE}
+	mustSucceed(t, c)(c.UpdateNodePool(ctx, &containerpb.UpdateNodePoolRequest{Name: name, Taints: &containerpb.NodeTaints{Taints: []*containerpb.NodeTaint{own}}}))
+	mustSucceed(t, c)(c.UpdateNodePool(ctx, &containerpb.UpdateNodePoolRequest{Name: name, DiskSizeGb: 200}))
+	got, err := c.GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []*containerpb.NodeTaint{own, tpuTaint}; !slices.EqualFunc(got.GetConfig().GetTaints(), want, func(a, b *containerpb.NodeTaint) bool { return proto.Equal(a, b) }) {
+		t.Errorf("after an update of the taints: %v, want %v (GKE's TPU taint stays)", got.GetConfig().GetTaints(), want)
+	}
+	if b := got.GetConfig().GetBootDisk(); b.GetSizeGb() != 200 {
+		t.Errorf("after a disk update to 200 GB: bootDisk %v, want size 200", b)
 	}
 }

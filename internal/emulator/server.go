@@ -96,7 +96,8 @@ func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, req apiReque
 		rpc = "Unknown"
 	}
 	lost := ""
-	defer func() { e.ctl.record(r.Method, r.URL.Path, rpc, rec.status, lost, start) }()
+	var body []byte
+	defer func() { e.ctl.record(r.Method, r.URL.Path, rpc, rec.status, lost, start, body) }()
 
 	if !e.authorized(r) {
 		req.writeErr(rec, errUnauthenticated)
@@ -111,8 +112,8 @@ func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, req apiReque
 		req.writeErr(rec, req.routeErr)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
-	if err != nil {
+	var err error
+	if body, err = io.ReadAll(io.LimitReader(r.Body, 8<<20)); err != nil {
 		req.writeErr(rec, apierr.Invalid("reading the request body: %v", err))
 		return
 	}

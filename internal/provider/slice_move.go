@@ -5,7 +5,10 @@ import (
 	"fmt"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 )
@@ -61,6 +64,21 @@ func sliceAdoptedAttributes(id gke.NodePoolID) map[string]any {
 		"id": id.String(), "cluster": id.Cluster.String(), "name": id.Name,
 		"wait_for_hosts": true, "host_wait_timeout": "10m", "replace_unhealthy": false,
 	}
+}
+
+// adoptedSliceModel is the slice of node pool id as an import holds it before Read: its schema's
+// nulls, typed, with sliceAdoptedAttributes set.
+func adoptedSliceModel(ctx context.Context, id gke.NodePoolID) (sliceResourceModel, diag.Diagnostics) {
+	var schemaResp resource.SchemaResponse
+	(&sliceResource{}).Schema(ctx, resource.SchemaRequest{}, &schemaResp)
+	diags := schemaResp.Diagnostics
+	state := tfsdk.State{Schema: schemaResp.Schema, Raw: tftypes.NewValue(schemaResp.Schema.Type().TerraformType(ctx), nil)}
+	diags.Append(setAttributes(ctx, &state, sliceAdoptedAttributes(id))...)
+	var m sliceResourceModel
+	if !diags.HasError() {
+		diags.Append(state.Get(ctx, &m)...)
+	}
+	return m, diags
 }
 
 // unmappableNodePool says why the pool the google provider recorded is no slice raytpu_slice

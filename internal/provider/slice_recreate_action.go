@@ -3,16 +3,15 @@ package provider
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strings"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	actionschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
@@ -100,7 +99,11 @@ func (a *recreateSliceAction) Invoke(ctx context.Context, req action.InvokeReque
 			return
 		}
 	}
-	request := recreateRequest(t.pool)
+	request, err := recreateRequest(ctx, t.id, t.pool)
+	if err != nil {
+		fail("%s. Nothing was changed.", err)
+		return
+	}
 	unlock, err := t.client.LockNodePool(ctx, t.id)
 	if err != nil {
 		fail("%s", err)
@@ -145,19 +148,52 @@ func (a *recreateSliceAction) Invoke(ctx context.Context, req action.InvokeReque
 	progress(resp, t.id, "recreated: %s, new hosts %s", created.created.GetStatus(), hostList(after))
 }
 
-// recreateRequest is the CreateNodePool request for pool with the settings GKE reports for it:
-// what a create sets, without what GKE reports of the pool as it runs (the fields container v1
-// marks output only) and without the resource labels GKE adds itself, which are prefixed goog-gke
-// (terraform-provider-google, containerNodePoolResourceLabelsDiffSuppress: "server-specified
-// labels").
-func recreateRequest(pool *containerpb.NodePool) *containerpb.NodePool {
-	r, _ := proto.Clone(pool).(*containerpb.NodePool)
-	r.SelfLink, r.InstanceGroupUrls, r.Status, r.StatusMessage = "", nil, containerpb.NodePool_STATUS_UNSPECIFIED, "" //nolint:staticcheck // StatusMessage is deprecated, still reported
-	r.Conditions, r.PodIpv4CidrSize, r.UpdateInfo, r.Etag, r.KubeletCertInfo = nil, 0, nil, "", nil
-	if labels := r.GetConfig().GetResourceLabels(); len(labels) > 0 {
-		maps.DeleteFunc(labels, func(k, _ string) bool { return strings.HasPrefix(k, "goog-gke") })
+// recreateRequest is the CreateNodePool request raytpu_slice sends for the slice pool holds, so
+// that the pool comes back as raytpu creates it, without what GKE added to its answer (the TPU
+// taint, disable-legacy-endpoints metadata, bootDisk, effectiveCgroupMode, the pod range, goog-gke-*
+// resource labels, status and links), which the old pool's answer holds and a create must not
+// carry back. The action is given the node pool's id only: Terraform hands an action no resource's
+// state, and GKE keeps no copy of raytpu_slice's configuration. So the slice is read from the pool
+// as importing it reads it (flattenNodePool keeps the settings raytpu_slice has and leaves GKE's
+// additions out) and built by raytpu_slice's own builder (expandNodePool), on the capacity the pool
+// runs on. A RayCluster's claim on the slice (its raytpu.dev/ray-* labels) is kept, so that the
+// worker group keeps its slice.
+func recreateRequest(ctx context.Context, id gke.NodePoolID, pool *containerpb.NodePool) (*containerpb.NodePool, error) {
+	s, err := nodePoolSlice(pool, nil)
+	if err != nil {
+		return nil, fmt.Errorf("node pool %s is not a TPU slice raytpu can describe (%s), so raytpu cannot tell what to create again", pool.GetName(), err)
 	}
-	return r
+	m, diags := adoptedSliceModel(ctx, id)
+	if !diags.HasError() {
+		diags.Append(flattenNodePool(ctx, pool, &m)...)
+	}
+	var request *containerpb.NodePool
+	if !diags.HasError() {
+		var d diag.Diagnostics
+		request, d = expandNodePool(ctx, m, s, choiceOfPool(pool))
+		diags.Append(d...)
+	}
+	if diags.HasError() {
+		return nil, fmt.Errorf("building the create request of node pool %s: %s", pool.GetName(), diagnosticsText(diags))
+	}
+	for k, v := range pool.GetConfig().GetLabels() {
+		if kube.IsClaimLabel(k) {
+			if request.Config.Labels == nil {
+				request.Config.Labels = map[string]string{}
+			}
+			request.Config.Labels[k] = v
+		}
+	}
+	return request, nil
+}
+
+// diagnosticsText is the errors of diags as one line.
+func diagnosticsText(diags diag.Diagnostics) string {
+	var texts []string
+	for _, d := range diags.Errors() {
+		texts = append(texts, d.Summary()+": "+d.Detail())
+	}
+	return strings.Join(texts, "; ")
 }
 
 func hostList(hosts []kube.Host) string {

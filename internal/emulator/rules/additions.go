@@ -1,15 +1,19 @@
 package rules
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator/gketpu"
 )
 
-// What GKE adds to a node pool beyond what it was sent: the resource labels it reserves, and the
-// OAuth scopes of nodes created without any. Each is in the catalogue of GKE's own answers in
+// What GKE adds to a node pool beyond what it was sent: the resource labels it reserves, the
+// OAuth scopes of nodes created without any, and the node configuration and pod range it reports
+// of every pool it creates. Each is in the catalogue of GKE's own answers in
 // doc.go.
 
 // reservedLabelPrefix starts the resource labels GKE sets itself. "Do not edit or delete reserved
@@ -170,4 +174,92 @@ func ReportedClusterAutoscaling(sent *containerpb.ClusterAutoscaling) *container
 		}
 	}
 	return a
+}
+
+// legacyEndpointsKey is the instance metadata entry GKE adds to every node pool's configuration:
+// the legacy Compute Engine metadata APIs are disabled on nodes of GKE 1.12 and later (GKE
+// "Protect cluster metadata", #disable-legacy-apis; "For GKE versions 1.12 and newer, the legacy
+// GCE metadata endpoint is disabled by default", CIS GKE Benchmark 5.4.1), which node pools read
+// back as metadata disable-legacy-endpoints "true" when sent none (a GKE answer recorded in a
+// client's test fixture: cluster istio of project wlhe-cr, its nodeConfig and its pools);
+// terraform-provider-google keeps node_config.metadata Computed for it.
+const legacyEndpointsKey = "disable-legacy-endpoints"
+
+// addNodeConfigAnswers fills in the node configuration of pool p what GKE reports of every pool
+// it creates, on top of what it was sent: a client that reads the pool and sends its answer back in
+// a new create (as a repair that copies the pool would) sends these too.
+//   - Metadata disable-legacy-endpoints=true (legacyEndpointsKey above), unless sent.
+//   - effectiveCgroupMode: "Output only. effective_cgroup_mode is the cgroup mode actually used by
+//     the node pool. It is determined by the cgroup mode specified in the LinuxNodeConfig or the
+//     default cgroup mode based on the cluster creation version" (containerpb NodeConfig), cgroupv2
+//     by default for clusters created at GKE 1.26 and later (GKE "Migrate nodes to Linux
+//     cgroupv2"), which every version the emulator offers is.
+//   - bootDisk, the boot disk's type and size: "The boot disk configuration for the node pool",
+//     whose size_gb "Replaces NodeConfig.disk_size_gb" (containerpb NodeConfig.boot_disk, BootDisk);
+//     terraform-provider-google keeps node_config.boot_disk Computed. INFERRED: GKE reports the
+//     disk diskType and diskSizeGb describe there, and a bootDisk sent sets them when they are not.
+//   - The TPU taint on TPU pools, google.com/tpu=present:NoSchedule, which GKE puts on TPU nodes
+//     (GKE "About TPUs in GKE"; gketpu.TaintValue): terraform-provider-google reads it into
+//     node_config.effective_taints ("the complete set of taints returned from GKE") and keeps
+//     node_config.taint to the keys its configuration holds (flattenTaints: "the set of taints
+//     already present in state"). INFERRED: that GKE's answer lists the TPU taint among them.
+func addNodeConfigAnswers(p *NodePool) {
+	cfg := p.PB.Config
+	if _, sent := cfg.Metadata[legacyEndpointsKey]; !sent {
+		if cfg.Metadata == nil {
+			cfg.Metadata = map[string]string{}
+		}
+		cfg.Metadata[legacyEndpointsKey] = "true"
+	}
+	if cfg.GetLinuxNodeConfig().GetCgroupMode() == containerpb.LinuxNodeConfig_CGROUP_MODE_V1 {
+		cfg.EffectiveCgroupMode = containerpb.NodeConfig_EFFECTIVE_CGROUP_MODE_V1
+	} else {
+		cfg.EffectiveCgroupMode = containerpb.NodeConfig_EFFECTIVE_CGROUP_MODE_V2
+	}
+	boot := proto.CloneOf(cfg.BootDisk)
+	if boot == nil {
+		boot = &containerpb.BootDisk{}
+	}
+	boot.DiskType, boot.SizeGb = cfg.DiskType, int64(cfg.DiskSizeGb)
+	cfg.BootDisk = boot
+	if p.ChipsPerNode > 0 && !slices.ContainsFunc(cfg.Taints, func(t *containerpb.NodeTaint) bool { return t.Key == gketpu.ResourceName }) {
+		cfg.Taints = append(cfg.Taints, &containerpb.NodeTaint{Key: gketpu.ResourceName, Value: gketpu.TaintValue, Effect: containerpb.NodeTaint_NO_SCHEDULE})
+	}
+}
+
+// bootDiskSettings takes the boot disk's type and size from a bootDisk sent without diskType or
+// diskSizeGb (BootDisk.size_gb "Replaces NodeConfig.disk_size_gb", containerpb), before GKE's
+// defaults fill them in.
+func bootDiskSettings(cfg *containerpb.NodeConfig) {
+	if cfg.DiskSizeGb == 0 {
+		cfg.DiskSizeGb = int32(cfg.GetBootDisk().GetSizeGb())
+	}
+	if cfg.DiskType == "" {
+		cfg.DiskType = cfg.GetBootDisk().GetDiskType()
+	}
+}
+
+// SetPodRange gives pool np of cluster the pod range GKE reports on the pools of a VPC-native
+// cluster that name none: the cluster's, its name and block ("networkConfig": {"podRange":
+// "gke-istio-pods-290b29a3", "podIpv4CidrBlock": "10.48.128.0/17"} in the GKE answer cited at
+// legacyEndpointsKey; the same shape in a second recorded answer, of a regional cluster's pool);
+// terraform-provider-google keeps network_config Computed. A pool sent a range of its own keeps it.
+func SetPodRange(np *containerpb.NodePool, cluster *containerpb.Cluster) {
+	ip := cluster.GetIpAllocationPolicy()
+	if !ip.GetUseIpAliases() {
+		return
+	}
+	if np.NetworkConfig == nil {
+		np.NetworkConfig = &containerpb.NodeNetworkConfig{}
+	}
+	if nc := np.NetworkConfig; nc.PodRange == "" && !nc.CreatePodRange {
+		nc.PodRange, nc.PodIpv4CidrBlock = ip.ClusterSecondaryRangeName, ip.ClusterIpv4CidrBlock
+	}
+}
+
+// clusterPodRangeName is the name of the secondary range GKE makes for a VPC-native cluster's
+// Pods when it is given none: gke-CLUSTER-pods-HASH (gke-istio-pods-290b29a3 for cluster istio,
+// above). INFERRED: the hash, eight hex digits, as the cluster's id begins.
+func clusterPodRangeName(cluster *containerpb.Cluster) string {
+	return "gke-" + cluster.Name + "-pods-" + cluster.Id[:min(8, len(cluster.Id))]
 }

@@ -89,6 +89,12 @@ func FillClusterDefaults(pb *containerpb.Cluster, project string, pools []*conta
 		if pb.DefaultMaxPodsConstraint == nil {
 			pb.DefaultMaxPodsConstraint = &containerpb.MaxPodsConstraint{MaxPodsPerNode: 110}
 		}
+		if ip.ClusterSecondaryRangeName == "" {
+			ip.ClusterSecondaryRangeName = clusterPodRangeName(pb)
+		}
+		for _, np := range pools {
+			SetPodRange(np, pb)
+		}
 	}
 	if pb.LoggingConfig == nil {
 		pb.LoggingConfig = &containerpb.LoggingConfig{ComponentConfig: &containerpb.LoggingComponentConfig{

@@ -66,6 +66,7 @@ func PlanNodePool(cf ClusterFacts, in *containerpb.NodePool) (*PoolPlan, *apierr
 	if cfg.MachineType == "" {
 		cfg.MachineType = "e2-medium"
 	}
+	bootDiskSettings(cfg)
 	if cfg.DiskSizeGb == 0 {
 		cfg.DiskSizeGb = 100
 	}
@@ -201,6 +202,7 @@ func planTPU(plan *PoolPlan, np *containerpb.NodePool, machine *gketpu.MachineTy
 func normalizeNodePool(p *NodePool) {
 	np := p.PB
 	SetReservedLabels(p)
+	addNodeConfigAnswers(p)
 	normalizeCapacityOptions(np)
 	normalizeAutoscaling(np)
 	if np.Management == nil {
