@@ -236,7 +236,9 @@ func rayHeadSchema() schema.SingleNestedAttribute {
 					"(10001), both of which run any code a caller sends: `ClusterIP` (default; reached from inside the cluster), " +
 					"`InternalLoadBalancer` (a LoadBalancer Service with GKE's `networking.gke.io/load-balancer-type: Internal`: " +
 					"an internal passthrough Network Load Balancer, reached from the VPC), `LoadBalancer` (an external one, only with " +
-					"`load_balancer_source_ranges`, and the plan warns) or `NodePort`. A change recreates the Service, not the Pods.",
+					"`load_balancer_source_ranges`, and the plan warns) or `NodePort`. On a `raytpu_ray_cluster` a change recreates " +
+					"the Service, not the Pods; on a `raytpu_ray_service` it is an upgrade (KubeRay hashes the head Service with the " +
+					"head: the page's table of changes).",
 				Validators: []validator.String{stringvalidator.OneOf(serviceClusterIP, serviceInternalLB, serviceExternalLB, serviceNodePort)},
 			},
 			"load_balancer_source_ranges": schema.ListAttribute{

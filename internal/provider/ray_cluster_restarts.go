@@ -47,6 +47,8 @@ func plannedRestarts(ctx context.Context, prior, next rayConfigModel) restartPla
 		}
 		return out
 	}
+	// "1" and "1000m" are one request: the same Pods.
+	before, after = before.withCanonicalQuantities(), after.withCanonicalQuantities()
 	out.service = before.Head.ServiceType != after.Head.ServiceType || !slices.Equal(before.Head.SourceRanges, after.Head.SourceRanges)
 	head := func(c rayConfig) string {
 		h := c.Head

@@ -239,3 +239,74 @@ func (r *rayServiceResource) scaleInPlace(ctx context.Context, client *gke.Clien
 	}
 	return true
 }
+
+// serviceChangeKind is one kind of change of a raytpu_ray_service: how KubeRay's rule classifies
+// it (class), shown by mutate on a RayService as raytpu renders it (the unit test holds each
+// against kube.ClassifyConfig), or who applies it where the rayClusterConfig is not what changes.
+type serviceChangeKind struct {
+	change    string
+	class     kube.ConfigChange
+	mutate    func(*kube.RayServiceSpec)
+	appliedBy string // instead of the class's
+	plan      string // instead of the class's
+}
+
+// serviceChangeKinds are the rows of the raytpu_ray_service page's table of changes.
+var serviceChangeKinds = []serviceChangeKind{
+	{change: "`serve_config_v2`", class: kube.ConfigSame, mutate: func(s *kube.RayServiceSpec) { s.ServeConfigV2 += "# changed\n" },
+		appliedBy: "KubeRay, which sends the new config to the RayCluster that serves", plan: "an update; `ray_cluster_name` stays"},
+	{change: "a worker group's `slices` moved to others of the same number and shape", class: kube.ConfigSame,
+		mutate: func(*kube.RayServiceSpec) {}},
+	{change: "a single-host worker group's `slices` grown or shrunk", class: kube.ConfigSame,
+		mutate: func(s *kube.RayServiceSpec) { s.Groups[0].Replicas++ }},
+	{change: "`spare_slices` added or removed (claims only)", class: kube.ConfigSame, mutate: func(*kube.RayServiceSpec) {}},
+	{change: "a worker group appended at the end of `worker_groups`", class: kube.ConfigAppended,
+		mutate: func(s *kube.RayServiceSpec) {
+			s.Groups = append(s.Groups, kube.RayWorkerGroup{Name: "more", Replicas: 1, NumOfHosts: 1})
+		}},
+	{change: "a worker group removed, or the groups reordered", class: kube.ConfigNewCluster,
+		mutate: func(s *kube.RayServiceSpec) { s.Groups = s.Groups[:0] }},
+	{change: "the number of slices of a multi-host worker group (`MEGASCALE_NUM_SLICES` changes with it)", class: kube.ConfigNewCluster,
+		mutate: func(s *kube.RayServiceSpec) { s.Groups[0].MegascaleSlices++ }},
+	{change: "`ray_version`, `python_version`, `image`, `history_server`, anything of `head` (`service_type` included: KubeRay hashes " +
+		"the head Service with the head), a worker group's `cpu`, `memory`, `ray_start_params` or Pod settings", class: kube.ConfigNewCluster,
+		mutate: func(s *kube.RayServiceSpec) { s.Head.ServiceType = "NodePort" }},
+	{change: "a slice replaced under its id by one of another shape", class: kube.ConfigNewCluster,
+		mutate:    func(s *kube.RayServiceSpec) { s.Groups[0].NumOfHosts *= 2 },
+		appliedBy: "raytpu: a replacement, whatever the strategy (the RayCluster that serves has lost the slice)",
+		plan:      "a replacement"},
+}
+
+// Changes is the table of kinds of change on the resource's page.
+func (r *rayServiceResource) Changes() []ChangeRow {
+	rows := make([]ChangeRow, len(serviceChangeKinds))
+	for i, k := range serviceChangeKinds {
+		applied, plan := classAppliedBy[k.class], classPlan[k.class]
+		if k.appliedBy != "" {
+			applied = k.appliedBy
+		}
+		if k.plan != "" {
+			plan = k.plan
+		}
+		rows[i] = ChangeRow{Change: k.change, AppliedBy: applied, Plan: plan}
+	}
+	return rows
+}
+
+// classAppliedBy and classPlan say who applies a change of each class and what the plan says.
+var (
+	classAppliedBy = map[kube.ConfigChange]string{
+		kube.ConfigSame: "raytpu, on the RayCluster that serves: KubeRay's hash of the rayClusterConfig stays the same, so KubeRay " +
+			"leaves that RayCluster as it is, replicas included; raytpu sets the groups' replicas and deletes the replicas on slices " +
+			"their group left (`workersToDelete`), whole replica by whole replica, after releasing those slices",
+		kube.ConfigAppended: "KubeRay, which updates the RayCluster that serves in place",
+		kube.ConfigNewCluster: "KubeRay, which brings up a second RayCluster (`upgrade_strategy = \"NewCluster\"`); or a replacement " +
+			"(`\"Recreate\"`)",
+	}
+	classPlan = map[kube.ConfigChange]string{
+		kube.ConfigSame:     "an update; `ray_cluster_name` stays; a warning says what moves",
+		kube.ConfigAppended: "an update; `ray_cluster_name` stays; a warning names the groups KubeRay adds",
+		kube.ConfigNewCluster: "an update whose worker groups need free slices (refused otherwise, with the options), `ray_cluster_name` " +
+			"known after apply; with `Recreate`, a replacement",
+	}
+)

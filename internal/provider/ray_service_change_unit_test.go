@@ -44,3 +44,34 @@ func TestSetDifference(t *testing.T) {
 		t.Errorf("setDifference = %v", got)
 	}
 }
+
+// Each row of the page's table of changes is classified as KubeRay's rule classifies it.
+func TestServiceChangeKindsAsKubeRayClassifies(t *testing.T) {
+	base := func() kube.RayServiceSpec {
+		return kube.RayServiceSpec{
+			RayClusterSpec: kube.RayClusterSpec{Namespace: "default", Name: "llm", RayVersion: "2.55.0", Image: "rayproject/ray:2.55.0-py310-tpu",
+				Head: kube.RayHead{CPU: "1", Memory: "2Gi", ServiceType: "ClusterIP"},
+				Groups: []kube.RayWorkerGroup{{Name: "tpu", Replicas: 2, NumOfHosts: 4, ChipsPerHost: 4, MegascaleSlices: 2,
+					Claim: &kube.SliceClaim{Namespace: "default", Cluster: kube.RayServiceClaimer("llm"), Group: "tpu"}}}},
+			ServeConfigV2: "applications: []\n",
+		}
+	}
+	for _, k := range serviceChangeKinds {
+		s := base()
+		k.mutate(&s)
+		before, err := kube.RayServiceObject(base())
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, err := kube.RayServiceObject(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := kube.ClassifyConfig(before.Spec.RayClusterSpec, after.Spec.RayClusterSpec); err != nil || got != k.class {
+			t.Errorf("%s: %v (%v), the table says %v", k.change, got, err, k.class)
+		}
+	}
+	if rows := (&rayServiceResource{}).Changes(); len(rows) != len(serviceChangeKinds) || rows[1].AppliedBy != classAppliedBy[kube.ConfigSame] {
+		t.Errorf("rows %+v", rows)
+	}
+}

@@ -35,9 +35,10 @@ var rayClusterConfigPaths = []path.Path{
 // replaces the RayService (ray_service_upgrade.go says what NewCluster does instead).
 var clusterConfigReplacement = PlanReplacement{
 	Attributes: rayClusterConfigPaths,
-	When: "with `upgrade_strategy = \"Recreate\"`, on any change of what the RayCluster is made of (its Ray version, image, head, " +
-		"worker groups or history server), with downtime between the two RayClusters; with `NewCluster` (the default) such a change is an update " +
-		"that brings up a second RayCluster on free slices",
+	When: "with `upgrade_strategy = \"Recreate\"`, on a change that KubeRay would bring up a second RayCluster for (the table of " +
+		"changes above: its Ray version, image, head, history server, a worker group removed or its Pods' settings), with downtime " +
+		"between the two RayClusters; with `NewCluster` (the default) such a change is an update that brings up a second RayCluster " +
+		"on free slices",
 }
 
 // reshapedSliceReplacement: a slice replaced under its id by one of another shape changes the
@@ -128,7 +129,8 @@ func (r *rayServiceResource) ModifyPlan(ctx context.Context, req resource.Modify
 }
 
 // clusterConfigChanges are the attributes of rayClusterConfigPaths whose planned value is not the
-// state's (an unknown one, such as the id of a slice being replaced, is a change).
+// state's (an unknown one, such as the id of a slice being replaced, is a change), quantities
+// compared as quantities.
 func clusterConfigChanges(plan, state rayConfigModel) []path.Path {
 	values := func(m rayConfigModel) []attr.Value {
 		return []attr.Value{m.RayVersion, m.PythonVersion, m.Image, m.Head, m.WorkerGroups, m.HistoryServer}
@@ -136,7 +138,7 @@ func clusterConfigChanges(plan, state rayConfigModel) []path.Path {
 	planned, was := values(plan), values(state)
 	var out []path.Path
 	for i, p := range rayClusterConfigPaths {
-		if !planned[i].Equal(was[i]) {
+		if !equalQuantityAware(planned[i], was[i]) {
 			out = append(out, p)
 		}
 	}

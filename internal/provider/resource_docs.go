@@ -34,3 +34,15 @@ type PlanReplacement struct {
 	Attributes []path.Path
 	When       string
 }
+
+// ResourceWithChanges is a resource whose updates more than one system carries out (raytpu,
+// KubeRay): its page lists each kind of change, who applies it and what the plan says, from the
+// classification its ModifyPlan uses.
+type ResourceWithChanges interface {
+	Changes() []ChangeRow
+}
+
+// ChangeRow is one kind of change: what changes, who applies it, and what the plan says.
+type ChangeRow struct {
+	Change, AppliedBy, Plan string
+}

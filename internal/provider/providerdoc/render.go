@@ -24,6 +24,7 @@ const (
 	sectionReplacement = "replacement"
 	sectionTimeouts    = "timeouts"
 	sectionIdentity    = "identity"
+	sectionChanges     = "changes"
 	sectionCLIVersions = "cli-versions"
 )
 
@@ -135,7 +136,20 @@ func resourceSections(ctx context.Context, r resource.Resource) (map[string]stri
 		ri.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &id)
 		sections[sectionIdentity] = identitySection(id.IdentitySchema)
 	}
+	if rc, ok := r.(provider.ResourceWithChanges); ok {
+		sections[sectionChanges] = changesSection(rc.Changes())
+	}
 	return sections, nil
+}
+
+// changesSection is the table of a resource's kinds of change.
+func changesSection(rows []provider.ChangeRow) string {
+	var b strings.Builder
+	b.WriteString("| Change | Applied by | The plan |\n|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", r.Change, r.AppliedBy, r.Plan)
+	}
+	return b.String()
 }
 
 func timeoutsSection(t provider.OperationTimeouts) string {
