@@ -250,7 +250,11 @@
 // 2026-09-30; when each value applies is not published); an initialNodeCount of 1 read back for a
 // queued pool created with none (one recorded answer); node pool GETs without locations (one
 // recorded answer, likely its recorder's normalisation); whether a Shared VPC network reads back
-// with its host project.
+// with its host project; a Kubernetes label of GKE's own in TPU pools' config.labels (none is on
+// record: "Right now, GKE only applies its own out-of-band labels when you enable Sandbox",
+// terraform-provider-google containerNodePoolLabelsSuppress; hashicorp/terraform-provider-google
+// #4210, #6910), which raytpu_slice's labels would leave out all the same, as they leave out any
+// label its configuration does not set.
 //
 // # GKE's rules
 //

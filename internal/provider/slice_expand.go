@@ -19,6 +19,9 @@ import (
 func flattenNodePool(ctx context.Context, pool *containerpb.NodePool, m *sliceResourceModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	cfg := pool.GetConfig()
+	// Every create and read records capacity_used; a slice without it has only been adopted
+	// (sliceAdoptedAttributes): imported, moved or listed.
+	adopted := m.CapacityUsed.IsNull()
 	current, _ := resolveShape(m.shape())
 	s, err := nodePoolSlice(pool, current)
 	switch {
@@ -53,7 +56,7 @@ func flattenNodePool(ctx context.Context, pool *containerpb.NodePool, m *sliceRe
 	m.DiskSizeGB = types.Int64Value(int64(cfg.GetDiskSizeGb()))
 	m.DiskType = types.StringValue(cfg.GetDiskType())
 	m.OAuthScopes = keepScopes(ctx, m.OAuthScopes, cfg.GetOauthScopes(), &diags)
-	m.Labels = mapOrNull(ctx, sliceOwnLabels(cfg.GetLabels()), m.Labels, &diags)
+	m.Labels = configuredLabels(ctx, cfg.GetLabels(), m.Labels, adopted, &diags)
 	m.ResourceLabels = mapOrNull(ctx, userLabels(cfg.GetResourceLabels()), m.ResourceLabels, &diags)
 	return diags
 }

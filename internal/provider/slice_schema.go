@@ -170,9 +170,11 @@ func (r *sliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"labels": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Kubernetes labels of the nodes. The labels with which `raytpu_ray_cluster` " +
-					"claims the slice for a worker group (`raytpu.dev/ray-*`) are its own: refused here, left out of this attribute, " +
-					"and kept by an update of it.",
+				MarkdownDescription: "Kubernetes labels of the nodes. Only the labels set here are read back: one changed or " +
+					"removed outside Terraform shows in the plan, while labels GKE or another tool adds are left out of this " +
+					"attribute and kept by an update of it (an imported slice reads every label). The labels with which " +
+					"`raytpu_ray_cluster` claims the slice for a worker group (`raytpu.dev/ray-*`) are its own: refused here, left " +
+					"out of this attribute, and kept by an update of it.",
 				Validators: []validator.Map{claimLabelsValidator{}},
 			},
 			"resource_labels": schema.MapAttribute{

@@ -35,6 +35,10 @@ func (r *sliceResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		return
 	}
 	updates, diags := nodePoolUpdates(ctx, id, plan, state)
+	managed := map[string]string{}
+	if !state.Labels.IsNull() {
+		diags.Append(state.Labels.ElementsAs(ctx, &managed, false)...)
+	}
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -42,8 +46,8 @@ func (r *sliceResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	var mutations []func(context.Context) (*containerpb.Operation, error)
 	for _, update := range updates {
 		mutations = append(mutations, func(ctx context.Context) (*containerpb.Operation, error) {
-			// A RayCluster's claim on the slice (its labels) stays whatever the update sends.
-			if err := keepClaim(ctx, client, update); err != nil {
+			// A RayCluster's claim on the slice, and labels others set, stay whatever the update sends.
+			if err := keepOthersLabels(ctx, client, update, managed); err != nil {
 				return nil, err
 			}
 			return client.UpdateNodePool(ctx, update)

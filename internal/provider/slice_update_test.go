@@ -86,12 +86,7 @@ resource "raytpu_slice" "flex" {
 // nodePoolIs checks the node version and boot disk GKE reports for a pool.
 func nodePoolIs(cluster, pool, version string, diskGB int32, diskType string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		c, err := newTestGKEClient()
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		got, err := c.GetNodePool(context.Background(), nodePoolIDFor(cluster, pool))
+		got, err := nodePoolOutOfBand(cluster, pool)
 		if err != nil {
 			return err
 		}
