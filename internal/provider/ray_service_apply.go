@@ -22,12 +22,13 @@ import (
 //     reports the RayService ready and every application RUNNING (observe). A failure that waiting
 //     cannot mend, such as an application that failed to deploy, ends the wait at once.
 //
-// prior is the state before an update. An update that changes what the RayCluster is made of is an
-// upgrade (ray_service_upgrade.go): KubeRay brings up a second RayCluster on the slices the plan
-// found free, and finishUpgrade ends it. Any other update changes the Serve config, or makes the
-// RayService and its slices what the configuration says again: the RayCluster that serves must
-// stay the one it was, unless the state already found it not in sync (a RayCluster deleted outside
-// Terraform, which KubeRay makes again).
+// prior is the state before an update, which is classified against the RayCluster that serves
+// as KubeRay meets it (runningChange, ray_service_change.go): one KubeRay leaves alone is carried
+// out by raytpu on that RayCluster (scaleInPlace) before the RayService is applied whole, whose
+// appended groups KubeRay then adds in place; one KubeRay brings up a new RayCluster for is an
+// upgrade (ray_service_upgrade.go) on the slices the plan found free, and finishUpgrade ends it.
+// The RayCluster that serves must stay the one it was, unless the state already found it not in
+// sync (a RayCluster deleted outside Terraform, which KubeRay makes again).
 //
 // It returns false when it failed before the RayService was applied.
 func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceModel, verb string, diags *diag.Diagnostics) bool {
@@ -41,7 +42,7 @@ func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceMode
 	w := k.WatchRayService(ctx, spec.Namespace, spec.Name)
 	defer w.Close()
 	upgrade := false
-	if prior != nil && len(clusterConfigChanges(m.rayConfigModel, prior.rayConfigModel)) > 0 {
+	if prior != nil {
 		running, change, ok := runningChange(ctx, k, prior, rest, action, diags)
 		if !ok {
 			return false

@@ -200,8 +200,18 @@ func (r *rayServiceResource) scaleInPlace(ctx context.Context, client *gke.Clien
 		return false
 	}
 	leaving := leavingReplicas(pods, groups)
-	if err := releaseSlices(ctx, client, m.Namespace.ValueString(), kube.RayServiceClaimer(m.Name.ValueString()),
-		leftSlices(ctx, prior.rayConfigModel, m.rayConfigModel)); err != nil {
+	// The slices the groups left, and any other that a leaving replica runs on (one an earlier
+	// apply did not get to release).
+	release := leftSlices(ctx, prior.rayConfigModel, m.rayConfigModel)
+	if cluster, err := gke.ParseClusterID(m.ClusterID.ValueString()); err == nil {
+		keep := modelSlices(ctx, m.rayConfigModel)
+		for _, p := range leaving {
+			if id := (gke.NodePoolID{Cluster: cluster, Name: p.NodePool}); p.NodePool != "" && !slices.Contains(keep, id) {
+				release = unionIDs(release, []gke.NodePoolID{id})
+			}
+		}
+	}
+	if err := releaseSlices(ctx, client, m.Namespace.ValueString(), kube.RayServiceClaimer(m.Name.ValueString()), release); err != nil {
 		diags.AddError("Error Releasing Slices", fmt.Sprintf("%s: %s. Until their raytpu.dev/ray-* labels go, the RayService's "+
 			"replicas could run on them.", action, err))
 		return false

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/raytpu/terraform-provider-raytpu/internal/emulator"
 )
 
 // testAccRayServiceGroups is a cluster with the slices and a RayService named llm with the
@@ -164,6 +167,47 @@ func TestAccRayService_singleHostGrownAndShrunk(t *testing.T) {
 					sliceClaimedBy(cluster, "slice-a", "", ""),
 				),
 			},
+		},
+	})
+}
+
+// A slice the RayService left but could not release (its label update failed) stays in the
+// record: the next refresh finds the RayService not in sync, and the next apply moves the replica
+// off it and releases it.
+func TestAccRayService_leftSliceReleasedByTheNextApply(t *testing.T) {
+	t.Parallel()
+	cluster := "acc-serve-left"
+	slices := v6eSlice("a", "2x2", "") + v6eSlice("b", "2x2", "")
+	onA := testAccRayServiceGroups(cluster, slices, `{ name = "tpu", slices = [raytpu_slice.a.id] }`)
+	onB := testAccRayServiceGroups(cluster, slices, `{ name = "tpu", slices = [raytpu_slice.b.id] }`)
+	accTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: onA, Check: placementOnSlicesOf(rayServiceAddress, "tpu", 1, "slice-a")},
+			{
+				PreConfig: func() {
+					if err := testEmulator.FailNextOperation(context.Background(), emulator.OperationFault{
+						OperationType: "UPGRADE_NODES", Target: "/nodePools/slice-a$", Status: "FAILED_PRECONDITION", Message: "node pool is busy",
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      onB,
+				ExpectError: regexp.MustCompile(`Error Releasing Slices`),
+			},
+			{Config: onB, PlanOnly: true, ExpectNonEmptyPlan: true},
+			{
+				Config: onB,
+				ConfigStateChecks: []statecheck.StateCheck{
+					at(rayServiceAddress, "in_sync", knownvalue.Bool(true)),
+					at(rayServiceAddress, "healthy", knownvalue.Bool(true)),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					placementOnSlicesOf(rayServiceAddress, "tpu", 1, "slice-b"),
+					sliceClaimedBy(cluster, "slice-a", "", ""),
+				),
+			},
+			{Config: onB, PlanOnly: true},
 		},
 	})
 }

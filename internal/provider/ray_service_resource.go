@@ -53,6 +53,7 @@ func (r *rayServiceResource) Create(ctx context.Context, req resource.CreateRequ
 	if !r.apply(ctx, &plan, nil, "creating", &resp.Diagnostics) {
 		return
 	}
+	resp.Diagnostics.Append(setClaimedSlices(ctx, resp.Private, modelSlices(ctx, plan.rayConfigModel))...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -94,6 +95,11 @@ func (r *rayServiceResource) Read(ctx context.Context, req resource.ReadRequest,
 		state.setAddresses()
 	}
 	r.readInto(ctx, client, k, rs, &state, action, &resp.Diagnostics)
+	if left := stillClaimed(ctx, client, state.rayConfigModel, claimedSlices(ctx, req.Private)); left != "" && state.InSync.ValueBool() {
+		state.InSync = types.BoolValue(false)
+		resp.Diagnostics.AddWarning("RayService Not As Configured", fmt.Sprintf("%s: slice %s, which no worker group lists any more, is "+
+			"still claimed for the RayService. The next apply releases it.", action, left))
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -109,7 +115,16 @@ func (r *rayServiceResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	defer cancel()
-	if !r.apply(ctx, &plan, &state, "updating", &resp.Diagnostics) {
+	// Every slice claimed for the RayService stays in the record until it is released, whatever
+	// happens to this apply (ray_service_claimed.go).
+	claimed := unionIDs(claimedSlices(ctx, req.Private), modelSlices(ctx, state.rayConfigModel))
+	applied := r.apply(ctx, &plan, &state, "updating", &resp.Diagnostics)
+	claimed = unionIDs(claimed, modelSlices(ctx, plan.rayConfigModel))
+	if applied && !resp.Diagnostics.HasError() {
+		claimed = r.releaseLeftSlices(ctx, &plan, claimed, &resp.Diagnostics)
+	}
+	resp.Diagnostics.Append(setClaimedSlices(ctx, resp.Private, claimed)...)
+	if !applied {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -140,6 +155,12 @@ func (r *rayServiceResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	releaseClaims(ctx, client, state.rayConfigModel, rayServiceKind, action, &resp.Diagnostics)
+	if left := exceptIDs(claimedSlices(ctx, req.Private), modelSlices(ctx, state.rayConfigModel)); len(left) > 0 {
+		if err := releaseSlices(ctx, client, namespace, kube.RayServiceClaimer(name), left); err != nil {
+			resp.Diagnostics.AddWarning("Slices Still Claimed", fmt.Sprintf("%s: the RayService is deleted, but %s. Until their raytpu.dev/ray-* "+
+				"labels go, no other worker group can use them.", action, err))
+		}
+	}
 	releaseHistoryAccounts(ctx, k, state.rayConfigModel, rayServiceKind, false, action, &resp.Diagnostics)
 }
 
