@@ -206,3 +206,29 @@ func TestDescribeServe(t *testing.T) {
 		}
 	}
 }
+
+// The claims of a RayService's generations are its own, apart from each other and from a
+// RayCluster's.
+func TestRayServiceGenerationClaims(t *testing.T) {
+	first := SliceClaim{Namespace: "default", Cluster: RayServiceClaimer("llm"), Group: "g"}
+	second := SliceClaim{Namespace: "default", Cluster: RayServiceGenerationClaimer("llm", 2), Group: "g"}
+	if first == second || first.Labels()[ClaimClusterLabel] == second.Labels()[ClaimClusterLabel] {
+		t.Errorf("generations 0 and 2 claim alike: %v, %v", first.Labels(), second.Labels())
+	}
+	if !first.SameRayCluster(second) || second.String() != `worker group "g" of RayService default/llm` {
+		t.Errorf("generation 2 is not the RayService's: same %v, %q", first.SameRayCluster(second), second.String())
+	}
+	if other := (SliceClaim{Namespace: "default", Cluster: RayServiceGenerationClaimer("llm2", 1)}); other.SameRayCluster(first) {
+		t.Error("RayService llm2's claim is llm's")
+	}
+	for claimer, want := range map[string]int{RayServiceClaimer("llm"): 0, RayServiceGenerationClaimer("llm", 1): 1, RayServiceGenerationClaimer("llm", 12): 12} {
+		if gen, ok := RayServiceGeneration(claimer, "llm"); !ok || gen != want {
+			t.Errorf("RayServiceGeneration(%q) = %d, %v; want %d", claimer, gen, ok, want)
+		}
+	}
+	for _, claimer := range []string{"llm", RayServiceClaimer("llm2"), RayServiceClaimer("llm") + ".x", RayServiceClaimer("llm") + ".0"} {
+		if _, ok := RayServiceGeneration(claimer, "llm"); ok {
+			t.Errorf("RayServiceGeneration(%q) is a generation of llm", claimer)
+		}
+	}
+}

@@ -19,9 +19,10 @@ import (
 // prepareRayApply gets what an apply of m needs: the GKE client, a Kubernetes client of the cluster
 // with KubeRay serving (closed by the caller), and the RayCluster m resolves to, with the
 // ServiceAccounts it names checked, that of its history_server made, and its slices claimed for it
-// (claims naming claimer, rayKind.claimer). ok is false, with diags saying why, when any of it cannot be had.
-func (b *resourceBase) prepareRayApply(ctx context.Context, m rayConfigModel, claimer, action string, diags *diag.Diagnostics) (
-	client *gke.Client, k *kube.Client, spec kube.RayClusterSpec, groups []resolvedGroup, ok bool) {
+// (claims naming what claimer says once the clients are had: rayKind.claimer, or a RayService's
+// generation). ok is false, with diags saying why, when any of it cannot be had.
+func (b *resourceBase) prepareRayApply(ctx context.Context, m rayConfigModel, claimer func(*gke.Client, *kube.Client) string, action string,
+	diags *diag.Diagnostics) (client *gke.Client, k *kube.Client, spec kube.RayClusterSpec, groups []resolvedGroup, ok bool) {
 	if client = b.client(ctx, action, diags); client == nil {
 		return nil, nil, spec, nil, false
 	}
@@ -36,12 +37,13 @@ func (b *resourceBase) prepareRayApply(ctx context.Context, m rayConfigModel, cl
 		k.Close()
 		return nil, nil, kube.RayClusterSpec{}, nil, false
 	}
-	spec, groups = resolveRayConfig(ctx, client, m, claimer, diags)
+	claim := kube.SliceClaim{Cluster: claimer(client, k)}
+	spec, groups = resolveRayConfig(ctx, client, m, claim.Cluster, diags)
 	if diags.HasError() {
 		return fail()
 	}
 	checkServiceAccounts(ctx, k, spec, action, diags)
-	applyHistoryAccount(ctx, k, spec, claimer, action, diags)
+	applyHistoryAccount(ctx, k, spec, claim.Owner(), action, diags)
 	if diags.HasError() {
 		return fail()
 	}

@@ -199,7 +199,7 @@ func (b *resourceBase) checkRaySlices(ctx context.Context, plan rayConfigModel, 
 					if !slices.Contains(priorSpares[g.Name.ValueString()], spare.id.String()) {
 						continue
 					}
-					if held, ok := kube.ClaimOf(spare.labels); !ok || held != claim {
+					if held, ok := kube.ClaimOf(spare.labels); !ok || !sameGroupClaim(held, claim) {
 						replaced = max(replaced, slicesUnclaimed)
 					}
 				}
@@ -376,7 +376,7 @@ func slicesReplaced(settings types.Map, claim kube.SliceClaim, want int, shape *
 		return slicesReshaped
 	}
 	for _, s := range slices {
-		if held, ok := kube.ClaimOf(s.labels); !ok || held != claim {
+		if held, ok := kube.ClaimOf(s.labels); !ok || !sameGroupClaim(held, claim) {
 			return slicesUnclaimed
 		}
 	}
@@ -405,4 +405,11 @@ func groupIDs(ctx context.Context, m rayConfigModel, list func(rayWorkerGroupMod
 		}
 	}
 	return out
+}
+
+// sameGroupClaim reports whether held is a claim of want's group, of whichever generation of a
+// RayService: the plan does not know which generation the RayService selects now, and its Read
+// judges that (resolvedInSync).
+func sameGroupClaim(held, want kube.SliceClaim) bool {
+	return held.SameRayCluster(want) && held.Group == want.Group
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
 )
 
@@ -27,7 +28,8 @@ import (
 // It returns false when it failed before the RayCluster was applied.
 func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterModel, verb string, diags *diag.Diagnostics) bool {
 	action := verb + " raytpu_ray_cluster (" + m.ID.ValueString() + ")"
-	client, k, spec, groups, ok := r.prepareRayApply(ctx, m.rayConfigModel, m.Name.ValueString(), action, diags)
+	client, k, spec, groups, ok := r.prepareRayApply(ctx, m.rayConfigModel, func(*gke.Client, *kube.Client) string { return m.Name.ValueString() },
+		action, diags)
 	if !ok {
 		return false
 	}

@@ -11,6 +11,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/raytpu/terraform-provider-raytpu/internal/gke"
 	"github.com/raytpu/terraform-provider-raytpu/internal/kube"
 )
 
@@ -33,7 +34,9 @@ import (
 // It returns false when it failed before the RayService was applied.
 func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceModel, verb string, diags *diag.Diagnostics) bool {
 	action := verb + " raytpu_ray_service (" + m.ID.ValueString() + ")"
-	client, k, spec, groups, ok := r.prepareRayApply(ctx, m.rayConfigModel, kube.RayServiceClaimer(m.Name.ValueString()), action, diags)
+	client, k, spec, groups, ok := r.prepareRayApply(ctx, m.rayConfigModel, func(client *gke.Client, k *kube.Client) string {
+		return serviceGeneration(ctx, client, k, m, prior)
+	}, action, diags)
 	if !ok {
 		return false
 	}

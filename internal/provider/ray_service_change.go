@@ -320,3 +320,24 @@ var (
 			"known after apply; with `Recreate`, a replacement",
 	}
 )
+
+// serviceGeneration is the claimer of the RayService's slices for this apply: that of the
+// generation its groups select now, or of the next one for a change KubeRay brings up a new
+// RayCluster for, so that the new RayCluster selects only the slices claimed for it
+// (kube.RayServiceGenerationClaimer).
+func serviceGeneration(ctx context.Context, client *gke.Client, k *kube.Client, m, prior *rayServiceModel) string {
+	name := m.Name.ValueString()
+	if prior == nil {
+		return kube.RayServiceClaimer(name)
+	}
+	live, err := k.GetRayService(ctx, m.Namespace.ValueString(), name)
+	if err != nil {
+		return kube.RayServiceClaimer(name)
+	}
+	current := kube.RayServiceClaimerOf(live)
+	gen, _ := kube.RayServiceGeneration(current, name)
+	if change, known := classifyServiceChange(ctx, client, m.rayConfigModel, prior.rayConfigModel); known && change == kube.ConfigNewCluster {
+		return kube.RayServiceGenerationClaimer(name, gen+1)
+	}
+	return current
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -40,6 +41,15 @@ func inPlaceOnTheSameRayCluster() resource.ConfigPlanChecks {
 	}}
 }
 
+// v6eSlices are v6eSlice of each key, of one topology.
+func v6eSlices(topology, more string, keys ...string) string {
+	var b strings.Builder
+	for _, key := range keys {
+		b.WriteString(v6eSlice(key, topology, more))
+	}
+	return b.String()
+}
+
 // settledOnOneRayCluster are the state checks of each step of a test whose RayService serves in
 // sync and healthy from one RayCluster, the same at every step.
 func settledOnOneRayCluster() func() []statecheck.StateCheck {
@@ -60,10 +70,7 @@ func settledOnOneRayCluster() func() []statecheck.StateCheck {
 func TestAccRayService_multiHostSlicesMovedSparedAppended(t *testing.T) {
 	t.Parallel()
 	cluster := "acc-serve-moves"
-	slices := ""
-	for _, key := range []string{"a", "b", "c", "d", "e"} {
-		slices += v6eSlice(key, "2x4", "chips_per_host = 4")
-	}
+	slices := v6eSlices("2x4", "chips_per_host = 4", "a", "b", "c", "d", "e")
 	settled := settledOnOneRayCluster()
 	tpu := func(slices, spares string) string {
 		if spares == "" {
@@ -187,7 +194,7 @@ func TestAccRayService_leftSliceReleasedByTheNextApply(t *testing.T) {
 			{
 				PreConfig: func() {
 					if err := testEmulator.FailNextOperation(context.Background(), emulator.OperationFault{
-						OperationType: "UPGRADE_NODES", Target: "/nodePools/slice-a$", Status: "FAILED_PRECONDITION", Message: "node pool is busy",
+						OperationType: "UPGRADE_NODES", Target: "/clusters/" + cluster + "/nodePools/slice-a$", Status: "FAILED_PRECONDITION", Message: "node pool is busy",
 					}); err != nil {
 						t.Fatal(err)
 					}
@@ -208,6 +215,44 @@ func TestAccRayService_leftSliceReleasedByTheNextApply(t *testing.T) {
 				),
 			},
 			{Config: onB, PlanOnly: true},
+		},
+	})
+}
+
+// An upgrade of a RayService whose groups have spares: the new RayCluster's workers select only
+// the slices claimed for its generation, never the old one's free spare, and the spare is released
+// with the old slices.
+func TestAccRayService_upgradeLeavesTheOldSparesAlone(t *testing.T) {
+	t.Parallel()
+	cluster := "acc-serve-upgrade-spares"
+	slices := v6eSlices("2x2", "", "a", "b", "c", "d", "e")
+	accTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				// KubeRay may place a replica on the spare already: it is claimed alike.
+				Config:            testAccRayServiceGroups(cluster, slices, `{ name = "tpu", slices = [raytpu_slice.a.id, raytpu_slice.b.id], spare_slices = [raytpu_slice.e.id] }`),
+				ConfigStateChecks: []statecheck.StateCheck{at(rayServiceAddress, "healthy", knownvalue.Bool(true))},
+			},
+			{
+				Config: strings.Replace(testAccRayServiceGroups(cluster, slices, `{ name = "tpu", slices = [raytpu_slice.c.id, raytpu_slice.d.id] }`),
+					"old_cluster_deletion_delay", "ray_version = \"2.55.1\"\n  old_cluster_deletion_delay", 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					at(rayServiceAddress, "in_sync", knownvalue.Bool(true)),
+					at(rayServiceAddress, "healthy", knownvalue.Bool(true)),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					placementOnSlicesOf(rayServiceAddress, "tpu", 1, "slice-c", "slice-d"),
+					oneRayServiceCluster(t, cluster),
+					sliceClaimedBy(cluster, "slice-c", "rayservice.llm.1", "tpu"),
+					sliceClaimedBy(cluster, "slice-e", "", ""), sliceClaimedBy(cluster, "slice-a", "", ""),
+				),
+			},
+			{Config: strings.Replace(testAccRayServiceGroups(cluster, slices, `{ name = "tpu", slices = [raytpu_slice.c.id, raytpu_slice.d.id] }`),
+				"old_cluster_deletion_delay", "ray_version = \"2.55.1\"\n  old_cluster_deletion_delay", 1), PlanOnly: true},
 		},
 	})
 }

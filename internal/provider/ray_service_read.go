@@ -18,7 +18,8 @@ import (
 func (r *rayServiceResource) readInto(ctx context.Context, client *gke.Client, k *kube.Client, rs *rayv1.RayService, state *rayServiceModel,
 	action string, diags *diag.Diagnostics) {
 	var resolving diag.Diagnostics
-	spec, groups := resolveRayConfig(ctx, client, state.rayConfigModel, kube.RayServiceClaimer(state.Name.ValueString()), &resolving)
+	// The claims of the generation its groups select (kube.RayServiceGenerationClaimer).
+	spec, groups := resolveRayConfig(ctx, client, state.rayConfigModel, kube.RayServiceClaimerOf(rs), &resolving)
 	cluster := rs.Status.ActiveServiceStatus.RayClusterName
 	if cluster == "" {
 		cluster = rs.Status.PendingServiceStatus.RayClusterName

@@ -201,7 +201,8 @@ func TestAccRayService_upgradeOnSpareSlices(t *testing.T) {
 					placementOnSlicesOf(rayServiceAddress, "tpu", 2, "slice-c", "slice-d"),
 					oneRayServiceCluster(t, cluster),
 					sliceClaimedBy(cluster, "slice-a", "", ""), sliceClaimedBy(cluster, "slice-b", "", ""),
-					sliceClaimedBy(cluster, "slice-c", "rayservice.llm", "tpu"),
+					// The upgrade's RayCluster selects the next generation's claims only.
+					sliceClaimedBy(cluster, "slice-c", "rayservice.llm.1", "tpu"),
 				),
 			},
 		},
