@@ -94,7 +94,7 @@ func (r *rayHistoryServerResource) apply(ctx context.Context, plan *rayHistorySe
 	}
 	if _, err := k.WaitHistoryServerReady(ctx, ns, name, kubePollInterval); err != nil {
 		diags.AddError("History Server Not Ready", fmt.Sprintf("%s: %s. Check its Pod with kubectl describe pods -n %s -l "+
-			"app.kubernetes.io/instance=%s; the next apply waits again.", action, err, ns, name))
+			"app.kubernetes.io/instance=%s. %s", action, err, ns, name, nextApply(action)))
 	}
 }
 
