@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -163,8 +164,12 @@ func runningChange(ctx context.Context, k *kube.Client, prior *rayServiceModel, 
 		return nil, kube.ConfigNewCluster, true
 	}
 	running, err = k.GetRayCluster(ctx, rest.Namespace, name)
-	if err != nil {
+	switch {
+	case errors.Is(err, kube.ErrRayClusterNotFound):
 		return nil, kube.ConfigNewCluster, true
+	case err != nil:
+		diags.AddError("Error Reading RayCluster", fmt.Sprintf("%s: %s", action, err))
+		return nil, 0, false
 	}
 	stored, err := k.DryRunApplyRayService(ctx, obj)
 	if err != nil {
