@@ -54,7 +54,7 @@ func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceMode
 		if planned := m.RayClusterName; upgrade && !planned.IsUnknown() && planned.ValueString() != "" {
 			diags.AddError("RayCluster Not As Planned", fmt.Sprintf("%s: the plan expected RayCluster %s to keep serving, but KubeRay would "+
 				"bring up a new RayCluster for this change: the RayCluster's hash of its rayClusterConfig is not the state's (changed "+
-				"outside Terraform). Nothing was changed; refresh and apply again, which plans the upgrade.", action, planned.ValueString()))
+				"outside Terraform). The RayService was left as it was; refresh and apply again, which plans the upgrade.", action, planned.ValueString()))
 			return false
 		}
 		if !upgrade {
