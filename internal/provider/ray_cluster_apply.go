@@ -56,8 +56,7 @@ func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterMode
 	if len(leaving) > 0 {
 		// The replicas on slices their group no longer has are gone when no Pod of theirs is left;
 		// then the spec is applied again without them.
-		if _, err := w.WaitForPods(ctx, func(pods []kube.RayPod) bool { return !anyOf(pods, leaving) }); err != nil {
-			diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: the replicas on the slices the groups no longer have did not end: %s", action, err))
+		if !waitLeavingGone(ctx, w, leaving, action, diags) {
 			return true
 		}
 		for i := range spec.Groups {

@@ -57,6 +57,16 @@ func leavingReplicas(pods []kube.RayPod, groups []resolvedGroup) []kube.RayPod {
 	return out
 }
 
+// waitLeavingGone waits until no Pod of leaving is left (KubeRay deleted the replicas named as
+// workersToDelete), reporting whether they went.
+func waitLeavingGone(ctx context.Context, w *kube.RayClusterWatch, leaving []kube.RayPod, action string, diags *diag.Diagnostics) bool {
+	if _, err := w.WaitForPods(ctx, func(pods []kube.RayPod) bool { return !anyOf(pods, leaving) }); err != nil {
+		diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: the replicas on the slices the groups no longer have did not end: %s", action, err))
+		return false
+	}
+	return true
+}
+
 // podNames are the names of the Pods of group.
 func podNames(pods []kube.RayPod, group string) []string {
 	var out []string

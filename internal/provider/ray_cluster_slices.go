@@ -199,15 +199,5 @@ func modelSlices(ctx context.Context, m rayConfigModel) []gke.NodePoolID {
 
 // leftSlices are the slices of prior that no group of next has.
 func leftSlices(ctx context.Context, prior, next rayConfigModel) []gke.NodePoolID {
-	kept := map[gke.NodePoolID]bool{}
-	for _, id := range modelSlices(ctx, next) {
-		kept[id] = true
-	}
-	var out []gke.NodePoolID
-	for _, id := range modelSlices(ctx, prior) {
-		if !kept[id] {
-			out = append(out, id)
-		}
-	}
-	return out
+	return without(modelSlices(ctx, prior), modelSlices(ctx, next))
 }

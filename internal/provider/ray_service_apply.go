@@ -89,7 +89,7 @@ func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceMode
 	}
 	m.InSync = types.BoolValue(true)
 	if r.observe(ctx, k, w, m, applied, groups, want, action, diags) && upgrade {
-		r.finishUpgrade(ctx, client, k, &rest, m, prior, action, diags)
+		r.finishUpgrade(ctx, k, &rest, m, prior, action, diags)
 	}
 	if !diags.HasError() {
 		releaseHistoryAccounts(ctx, k, m.rayConfigModel, rayServiceKind, true, action, diags)

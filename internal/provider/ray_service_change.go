@@ -24,7 +24,7 @@ import (
 //   - groups appended at the end: KubeRay updates the RayCluster that serves in place;
 //   - anything else: a second RayCluster (upgrade_strategy NewCluster, ray_service_upgrade.go), or
 //     a replacement (Recreate).
-// The docs' table of changes (rayServiceChanges) says the same.
+// The docs' table of changes (serviceChangeKinds) says the same.
 
 // classifyServiceChange renders plan and state as the apply would send them and classifies the
 // change with KubeRay's rule. known is false when either cannot be rendered at plan time (a value
@@ -85,13 +85,13 @@ func describeInPlace(ctx context.Context, plan, state rayConfigModel, change kub
 		case !existed:
 			parts = append(parts, fmt.Sprintf("KubeRay adds worker group %q on %s", g, orNone(now)))
 		default:
-			added, left := setDifference(now, was), setDifference(was, now)
+			added, left := without(now, was), without(was, now)
 			if len(added)+len(left) > 0 {
 				parts = append(parts, fmt.Sprintf("worker group %q: raytpu moves its replicas from %s to %s (%d slice(s) in all), whole "+
 					"replica by whole replica", g, orNone(left), orNone(added), len(now)))
 			}
 		}
-		spareAdded, spareLeft := setDifference(after.spares[g], before.spares[g]), setDifference(before.spares[g], after.spares[g])
+		spareAdded, spareLeft := without(after.spares[g], before.spares[g]), without(before.spares[g], after.spares[g])
 		if len(spareAdded)+len(spareLeft) > 0 {
 			parts = append(parts, fmt.Sprintf("worker group %q: spare slices claimed %s, released %s", g, orNone(spareAdded), orNone(spareLeft)))
 		}
@@ -133,17 +133,6 @@ func groupSliceSets(ctx context.Context, m rayConfigModel) sliceSets {
 		ids, _ := knownStrings(ctx, g.Slices)
 		spares, _ := knownStrings(ctx, g.SpareSlices)
 		out.slices[name], out.spares[name] = names(ids), names(spares)
-	}
-	return out
-}
-
-// setDifference are the elements of a not in b, in a's order.
-func setDifference(a, b []string) []string {
-	var out []string
-	for _, s := range a {
-		if !slices.Contains(b, s) {
-			out = append(out, s)
-		}
 	}
 	return out
 }
@@ -212,7 +201,7 @@ func (r *rayServiceResource) scaleInPlace(ctx context.Context, client *gke.Clien
 		keep := modelSlices(ctx, m.rayConfigModel)
 		for _, p := range leaving {
 			if id := (gke.NodePoolID{Cluster: cluster, Name: p.NodePool}); p.NodePool != "" && !slices.Contains(keep, id) {
-				release = unionIDs(release, []gke.NodePoolID{id})
+				release = union(release, []gke.NodePoolID{id})
 			}
 		}
 	}
@@ -241,8 +230,7 @@ func (r *rayServiceResource) scaleInPlace(ctx context.Context, client *gke.Clien
 	}
 	w := k.WatchRayCluster(ctx, running.Namespace, running.Name)
 	defer w.Close()
-	if _, err := w.WaitForPods(ctx, func(pods []kube.RayPod) bool { return !anyOf(pods, leaving) }); err != nil {
-		diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: the replicas on the slices the groups no longer have did not end: %s", action, err))
+	if !waitLeavingGone(ctx, w, leaving, action, diags) {
 		return false
 	}
 	for i := range scales {

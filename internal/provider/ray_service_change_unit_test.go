@@ -39,9 +39,12 @@ func TestPlannedSlices(t *testing.T) {
 	}
 }
 
-func TestSetDifference(t *testing.T) {
-	if got := setDifference([]string{"a", "b", "c"}, []string{"b"}); strings.Join(got, ",") != "a,c" {
-		t.Errorf("setDifference = %v", got)
+func TestWithoutAndUnion(t *testing.T) {
+	if got := without([]string{"a", "b", "c"}, []string{"b"}); strings.Join(got, ",") != "a,c" {
+		t.Errorf("without = %v", got)
+	}
+	if got := union([]string{"a", "b"}, []string{"c", "a"}); strings.Join(got, ",") != "a,b,c" {
+		t.Errorf("union = %v", got)
 	}
 }
 

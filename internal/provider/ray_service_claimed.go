@@ -59,48 +59,27 @@ func setClaimedSlices(ctx context.Context, p privateSetter, ids []gke.NodePoolID
 	return p.SetKey(ctx, claimedSlicesKey, raw)
 }
 
-// unionIDs are the ids of a, then those of b not in a.
-func unionIDs(a, b []gke.NodePoolID) []gke.NodePoolID {
-	out := slices.Clone(a)
-	for _, id := range b {
-		if !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-// exceptIDs are the ids of a not in b.
-func exceptIDs(a, b []gke.NodePoolID) []gke.NodePoolID {
-	var out []gke.NodePoolID
-	for _, id := range a {
-		if !slices.Contains(b, id) {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
 // releaseLeftSlices releases the slices of claimed that m no longer lists, once every RayCluster
 // of the RayService but the one that serves is gone (KubeRay deletes one an upgrade replaced after
-// its deletion delay), and returns the record to keep: m's slices, and those it could not release.
+// its deletion delay), and returns the record to keep: m's slices once the others are released,
+// claimed as it was otherwise.
 func (r *rayServiceResource) releaseLeftSlices(ctx context.Context, m *rayServiceModel, claimed []gke.NodePoolID, diags *diag.Diagnostics) []gke.NodePoolID {
 	keep := modelSlices(ctx, m.rayConfigModel)
-	left := exceptIDs(claimed, keep)
+	left := without(claimed, keep)
 	if len(left) == 0 {
 		return keep
 	}
 	action := "updating raytpu_ray_service (" + m.ID.ValueString() + ")"
 	client, k, gone := r.kubeOf(ctx, m.ClusterID.ValueString(), action, diags)
 	if gone || k == nil {
-		return unionIDs(keep, left)
+		return claimed
 	}
 	defer k.Close()
 	namespace, name := m.Namespace.ValueString(), m.Name.ValueString()
 	clusters, err := k.RayServiceClusters(ctx, namespace, name)
 	if err != nil {
 		diags.AddError("Slices Still Claimed", fmt.Sprintf("%s: %s", action, err))
-		return unionIDs(keep, left)
+		return claimed
 	}
 	for _, c := range clusters {
 		if c == m.RayClusterName.ValueString() {
@@ -112,12 +91,12 @@ func (r *rayServiceResource) releaseLeftSlices(ctx context.Context, m *rayServic
 		if err != nil {
 			diags.AddError("Slices Still Claimed", fmt.Sprintf("%s: RayCluster %s of the RayService, which may still run on slices no "+
 				"worker group lists any more, was not gone within the update's timeout: %s. The next apply releases them.", action, c, err))
-			return unionIDs(keep, left)
+			return claimed
 		}
 	}
 	if err := releaseSlices(ctx, client, namespace, kube.RayServiceClaimer(name), left); err != nil {
 		diags.AddError("Slices Still Claimed", fmt.Sprintf("%s: %s. The next apply releases them.", action, err))
-		return unionIDs(keep, left)
+		return claimed
 	}
 	return keep
 }
@@ -126,7 +105,7 @@ func (r *rayServiceResource) releaseLeftSlices(ctx context.Context, m *rayServic
 // RayService's claim, or "" when there is none (a pool gone or unreadable counts as released).
 func stillClaimed(ctx context.Context, client *gke.Client, m rayConfigModel, claimed []gke.NodePoolID) string {
 	ours := kube.SliceClaim{Namespace: m.Namespace.ValueString(), Cluster: kube.RayServiceClaimer(m.Name.ValueString())}
-	for _, id := range exceptIDs(claimed, modelSlices(ctx, m)) {
+	for _, id := range without(claimed, modelSlices(ctx, m)) {
 		pool, err := client.GetNodePool(ctx, id)
 		if err != nil {
 			continue

@@ -28,10 +28,22 @@ func (r *rayServiceResource) readInto(ctx context.Context, client *gke.Client, k
 	if !resolving.HasError() {
 		state.GroupSettings = groupSettings(groups, cluster, state.RayVersion.ValueString())
 	}
+	// The RayCluster KubeRay made from the rayClusterConfig, as it stands.
+	var (
+		rc    *rayv1.RayCluster
+		rcErr error
+	)
+	if cluster != "" {
+		rc, rcErr = k.GetRayCluster(ctx, rs.Namespace, cluster)
+	}
 	ok, why := rayServiceInSync(ctx, k, rs, kube.RayServiceSpec{RayClusterSpec: spec, ServeConfigV2: state.ServeConfigV2.ValueString(),
 		DeletionDelaySeconds: int32(state.DeletionDelay.ValueInt64())}, groups, resolving)
-	if ok && cluster != "" {
-		ok, why = rayClusterServes(ctx, k, rs, cluster, groups)
+	switch {
+	case !ok || cluster == "":
+	case rcErr != nil:
+		ok, why = false, rcErr.Error()
+	default:
+		ok, why = rayClusterServes(ctx, k, rs, rc, groups)
 	}
 	if !ok {
 		diags.AddWarning("RayService Not As Configured", fmt.Sprintf("%s: %s. The next apply brings the RayService in line with the "+
@@ -41,14 +53,12 @@ func (r *rayServiceResource) readInto(ctx context.Context, client *gke.Client, k
 	podsHealthy := false
 	state.Placement = flattenPlacement(nil)
 	state.GroupSlices = groupSliceRoles(ctx, nil, nil, nil)
-	if cluster != "" {
-		// The RayCluster KubeRay made from the rayClusterConfig, as it stands.
-		rc, err := k.GetRayCluster(ctx, rs.Namespace, cluster)
-		if err == nil {
-			podsHealthy = observeRayPods(ctx, k, nil, rc, &state.rayOutputsModel, action, diags) && state.Healthy.ValueBool()
-		} else {
-			diags.AddWarning("RayCluster Pods Unknown", fmt.Sprintf("%s: %s", action, err))
-		}
+	switch {
+	case cluster == "":
+	case rcErr != nil:
+		diags.AddWarning("RayCluster Pods Unknown", fmt.Sprintf("%s: %s", action, rcErr))
+	default:
+		podsHealthy = observeRayPods(ctx, k, nil, rc, &state.rayOutputsModel, action, diags) && state.Healthy.ValueBool()
 	}
 	state.setServeStatus(rs, podsHealthy)
 }
@@ -81,15 +91,12 @@ func rayServiceInSync(ctx context.Context, k *kube.Client, rs *rayv1.RayService,
 	return true, ""
 }
 
-// rayClusterServes tells whether the RayCluster that serves is what the RayService asks for, as
+// rayClusterServes tells whether rc, the RayCluster that serves, is what the RayService asks for, as
 // its Pods show it: made from the RayService's rayClusterConfig (KubeRay's hash on it), each group
 // with its replicas, none of them on a slice its group no longer has, and no RayCluster of the
 // RayService left beside it (one an upgrade replaced, which holds its slices until it is gone).
-func rayClusterServes(ctx context.Context, k *kube.Client, rs *rayv1.RayService, cluster string, groups []resolvedGroup) (bool, string) {
-	rc, err := k.GetRayCluster(ctx, rs.Namespace, cluster)
-	if err != nil {
-		return false, err.Error()
-	}
+func rayClusterServes(ctx context.Context, k *kube.Client, rs *rayv1.RayService, rc *rayv1.RayCluster, groups []resolvedGroup) (bool, string) {
+	cluster := rc.Name
 	if rs.Status.PendingServiceStatus.RayClusterName == "" {
 		if change, err := kube.ClassifyAgainstCluster(rc, rs.Spec.RayClusterSpec); err != nil || change != kube.ConfigSame {
 			return false, fmt.Sprintf("RayCluster %s was not made from the RayService's rayClusterConfig, and KubeRay leaves it as it is", cluster)

@@ -117,9 +117,9 @@ func (r *rayServiceResource) Update(ctx context.Context, req resource.UpdateRequ
 	defer cancel()
 	// Every slice claimed for the RayService stays in the record until it is released, whatever
 	// happens to this apply (ray_service_claimed.go).
-	claimed := unionIDs(claimedSlices(ctx, req.Private), modelSlices(ctx, state.rayConfigModel))
+	claimed := union(claimedSlices(ctx, req.Private), modelSlices(ctx, state.rayConfigModel))
 	applied := r.apply(ctx, &plan, &state, "updating", &resp.Diagnostics)
-	claimed = unionIDs(claimed, modelSlices(ctx, plan.rayConfigModel))
+	claimed = union(claimed, modelSlices(ctx, plan.rayConfigModel))
 	if applied && !resp.Diagnostics.HasError() {
 		claimed = r.releaseLeftSlices(ctx, &plan, claimed, &resp.Diagnostics)
 	}
@@ -155,7 +155,7 @@ func (r *rayServiceResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	releaseClaims(ctx, client, state.rayConfigModel, rayServiceKind, action, &resp.Diagnostics)
-	if left := exceptIDs(claimedSlices(ctx, req.Private), modelSlices(ctx, state.rayConfigModel)); len(left) > 0 {
+	if left := without(claimedSlices(ctx, req.Private), modelSlices(ctx, state.rayConfigModel)); len(left) > 0 {
 		if err := releaseSlices(ctx, client, namespace, kube.RayServiceClaimer(name), left); err != nil {
 			resp.Diagnostics.AddWarning("Slices Still Claimed", fmt.Sprintf("%s: the RayService is deleted, but %s. Until their raytpu.dev/ray-* "+
 				"labels go, no other worker group can use them.", action, err))

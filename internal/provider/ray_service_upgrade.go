@@ -81,14 +81,8 @@ func planUpgrade(ctx context.Context, plan *rayServiceModel, state rayServiceMod
 		}
 		needs = append(needs, fmt.Sprintf("worker group %q: %s", name, strings.Join(free, ", ")))
 	}
-	kept := map[gke.NodePoolID]bool{}
-	for _, id := range modelSlices(ctx, plan.rayConfigModel) {
-		kept[id] = true
-	}
-	for _, id := range modelSlices(ctx, state.rayConfigModel) {
-		if !kept[id] {
-			leaving = append(leaving, id.Name)
-		}
+	for _, id := range leftSlices(ctx, state.rayConfigModel, plan.rayConfigModel) {
+		leaving = append(leaving, id.Name)
 	}
 	if diags.HasError() {
 		return
@@ -100,9 +94,9 @@ func planUpgrade(ctx context.Context, plan *rayServiceModel, state rayServiceMod
 }
 
 // finishUpgrade ends an upgrade once the new RayCluster serves: the RayService at rest again (no
-// second RayCluster for a change made outside Terraform), the RayCluster that served before gone,
-// and the slices no worker group has any more released.
-func (r *rayServiceResource) finishUpgrade(ctx context.Context, client *gke.Client, k *kube.Client, rest *kube.RayServiceSpec, m, prior *rayServiceModel,
+// second RayCluster for a change made outside Terraform) and the RayCluster that served before
+// gone. The update then releases the slices no worker group has any more (releaseLeftSlices).
+func (r *rayServiceResource) finishUpgrade(ctx context.Context, k *kube.Client, rest *kube.RayServiceSpec, m, prior *rayServiceModel,
 	action string, diags *diag.Diagnostics) {
 	obj, err := kube.RayServiceObject(*rest)
 	if err == nil {
@@ -123,11 +117,6 @@ func (r *rayServiceResource) finishUpgrade(ctx context.Context, client *gke.Clie
 				m.RayClusterName.ValueString(), old, err))
 			return
 		}
-	}
-	if err := releaseSlices(ctx, client, m.Namespace.ValueString(), kube.RayServiceClaimer(m.Name.ValueString()),
-		leftSlices(ctx, prior.rayConfigModel, m.rayConfigModel)); err != nil {
-		diags.AddError("Error Releasing Slices", fmt.Sprintf("%s: %s. Until their raytpu.dev/ray-* labels go, the RayService's "+
-			"next RayCluster could run on them.", action, err))
 	}
 }
 
