@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	container "cloud.google.com/go/container/apiv1"
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -33,6 +34,8 @@ type Config struct {
 	Poll PollSchedule
 	// Retry is the backoff between retries of a failed call; the zero value is DefaultBackoff.
 	Retry Backoff
+	// Now is the clock that ages shared reads (SharedReadTTL); nil is time.Now.
+	Now func() time.Time
 }
 
 // Client calls the GKE API with raytpu's retry, locking and waiting policy.
@@ -45,6 +48,12 @@ type Client struct {
 	locks     clusterLocks
 	durations opDurations
 	shapes    machineShapes
+	// now is the clock of the shared lists (a test's own).
+	now func() time.Time
+	// pools are the node pool lists of clusters, by cluster; groups the instance group lists of
+	// zones, by project and zone (see reads.go).
+	pools  *sharedLists[[]*containerpb.NodePool]
+	groups *sharedLists[map[string]*compute.InstanceGroupManager]
 }
 
 // noRetry disables the client library's own retries: Client.call is the one retry policy.
@@ -72,6 +81,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{api: api, compute: cs, tokens: cfg.TokenSource, poll: cfg.Poll, retry: cfg.Retry}
+	c.setClock(cfg.Now)
 	if c.poll == (PollSchedule{}) {
 		c.poll = DefaultPollSchedule
 	}
@@ -130,15 +140,9 @@ func (c *Client) LockNodePool(ctx context.Context, id NodePoolID) (unlock func()
 	return unlock, nil
 }
 
-// GetCluster reads a cluster.
-func (c *Client) GetCluster(ctx context.Context, id ClusterID) (*containerpb.Cluster, error) {
-	return call(ctx, c, "GetCluster", func(ctx context.Context) (*containerpb.Cluster, error) {
-		return c.api.GetCluster(ctx, &containerpb.GetClusterRequest{Name: id.String()}, noRetry)
-	})
-}
-
 // CreateCluster starts creating a cluster.
 func (c *Client) CreateCluster(ctx context.Context, id ClusterID, cluster *containerpb.Cluster) (*containerpb.Operation, error) {
+	defer c.wrote(id)()
 	return call(ctx, c, "CreateCluster", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: id.Parent(), Cluster: cluster}, noRetry)
 	})
@@ -146,6 +150,7 @@ func (c *Client) CreateCluster(ctx context.Context, id ClusterID, cluster *conta
 
 // UpdateCluster starts one update of a cluster.
 func (c *Client) UpdateCluster(ctx context.Context, id ClusterID, update *containerpb.ClusterUpdate) (*containerpb.Operation, error) {
+	defer c.wrote(id)()
 	return call(ctx, c, "UpdateCluster", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: id.String(), Update: update}, noRetry)
 	})
@@ -153,6 +158,7 @@ func (c *Client) UpdateCluster(ctx context.Context, id ClusterID, update *contai
 
 // SetAddons starts replacing a cluster's add-ons configuration.
 func (c *Client) SetAddons(ctx context.Context, id ClusterID, addons *containerpb.AddonsConfig) (*containerpb.Operation, error) {
+	defer c.wrote(id)()
 	return call(ctx, c, "SetAddonsConfig", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{Name: id.String(), AddonsConfig: addons}, noRetry)
 	})
@@ -161,6 +167,7 @@ func (c *Client) SetAddons(ctx context.Context, id ClusterID, addons *containerp
 // SetResourceLabels starts replacing a cluster's resource labels; fingerprint is the one read
 // with the cluster.
 func (c *Client) SetResourceLabels(ctx context.Context, id ClusterID, labels map[string]string, fingerprint string) (*containerpb.Operation, error) {
+	defer c.wrote(id)()
 	return call(ctx, c, "SetLabels", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.SetLabels(ctx, &containerpb.SetLabelsRequest{Name: id.String(), ResourceLabels: labels, LabelFingerprint: fingerprint}, noRetry)
 	})
@@ -168,13 +175,14 @@ func (c *Client) SetResourceLabels(ctx context.Context, id ClusterID, labels map
 
 // DeleteCluster starts deleting a cluster.
 func (c *Client) DeleteCluster(ctx context.Context, id ClusterID) (*containerpb.Operation, error) {
+	defer c.wrote(id)()
 	return call(ctx, c, "DeleteCluster", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.DeleteCluster(ctx, &containerpb.DeleteClusterRequest{Name: id.String()}, noRetry)
 	})
 }
 
-// GetNodePool reads a node pool.
-func (c *Client) GetNodePool(ctx context.Context, id NodePoolID) (*containerpb.NodePool, error) {
+// getNodePool reads a node pool itself.
+func (c *Client) getNodePool(ctx context.Context, id NodePoolID) (*containerpb.NodePool, error) {
 	return call(ctx, c, "GetNodePool", func(ctx context.Context) (*containerpb.NodePool, error) {
 		return c.api.GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: id.String()}, noRetry)
 	})
@@ -182,6 +190,7 @@ func (c *Client) GetNodePool(ctx context.Context, id NodePoolID) (*containerpb.N
 
 // CreateNodePool starts creating a node pool.
 func (c *Client) CreateNodePool(ctx context.Context, id NodePoolID, pool *containerpb.NodePool) (*containerpb.Operation, error) {
+	defer c.wrote(id.Cluster)()
 	return call(ctx, c, "CreateNodePool", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: id.Cluster.String(), NodePool: pool}, noRetry)
 	})
@@ -189,6 +198,9 @@ func (c *Client) CreateNodePool(ctx context.Context, id NodePoolID, pool *contai
 
 // UpdateNodePool starts one update of a node pool.
 func (c *Client) UpdateNodePool(ctx context.Context, req *containerpb.UpdateNodePoolRequest) (*containerpb.Operation, error) {
+	if id, err := ParseNodePoolID(req.GetName()); err == nil {
+		defer c.wrote(id.Cluster)()
+	}
 	return call(ctx, c, "UpdateNodePool", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.UpdateNodePool(ctx, req, noRetry)
 	})
@@ -196,6 +208,7 @@ func (c *Client) UpdateNodePool(ctx context.Context, req *containerpb.UpdateNode
 
 // SetNodePoolAutoscaling starts replacing a node pool's autoscaling settings.
 func (c *Client) SetNodePoolAutoscaling(ctx context.Context, id NodePoolID, autoscaling *containerpb.NodePoolAutoscaling) (*containerpb.Operation, error) {
+	defer c.wrote(id.Cluster)()
 	return call(ctx, c, "SetNodePoolAutoscaling", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: id.String(), Autoscaling: autoscaling}, noRetry)
 	})
@@ -203,6 +216,7 @@ func (c *Client) SetNodePoolAutoscaling(ctx context.Context, id NodePoolID, auto
 
 // SetNodePoolManagement starts replacing a node pool's auto-upgrade and auto-repair settings.
 func (c *Client) SetNodePoolManagement(ctx context.Context, id NodePoolID, management *containerpb.NodeManagement) (*containerpb.Operation, error) {
+	defer c.wrote(id.Cluster)()
 	return call(ctx, c, "SetNodePoolManagement", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.SetNodePoolManagement(ctx, &containerpb.SetNodePoolManagementRequest{Name: id.String(), Management: management}, noRetry)
 	})
@@ -210,6 +224,7 @@ func (c *Client) SetNodePoolManagement(ctx context.Context, id NodePoolID, manag
 
 // DeleteNodePool starts deleting a node pool.
 func (c *Client) DeleteNodePool(ctx context.Context, id NodePoolID) (*containerpb.Operation, error) {
+	defer c.wrote(id.Cluster)()
 	return call(ctx, c, "DeleteNodePool", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: id.String()}, noRetry)
 	})

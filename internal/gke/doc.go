@@ -42,6 +42,17 @@
 //	400 INVALID_ARGUMENT, 404, 409 ALREADY_EXISTS, no                AIP-194 (INVALID_ARGUMENT "will never
 //	  other FAILED_PRECONDITION, anything else                       succeed"); INFERRED for the rest
 //
+// # Shared reads
+//
+// A refresh or plan of many slices reads each one's node pool; within one provider process these
+// reads share one list of the cluster's node pools (ListNodePools, or the pools a GetCluster
+// answer holds) for SharedReadTTL, and sizes share one list of a zone's instance groups, so that
+// a hundred slices cost a handful of requests, as terraform-provider-google's 30-second node pool
+// cache does (resource_container_node_pool.go). Every write raytpu sends to a cluster or its
+// pools, every operation seen DONE and every creation seen through forgets that cluster's lists,
+// so a read never sees a state older than raytpu's own write; a read a write is computed from
+// passes Fresh and reads the object itself (reads.go).
+//
 // A create whose earlier attempt may have taken effect (its connection broke or a front end
 // answered 5xx) and that a retry then finds already existing fails with *AlreadyCreatedError, so
 // that the caller can check and adopt what its own lost request created.

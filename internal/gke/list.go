@@ -26,14 +26,3 @@ func (c *Client) ListClusters(ctx context.Context, project, location string) (cl
 	}
 	return resp.GetClusters(), resp.GetMissingZones(), nil
 }
-
-// ListNodePools reads the node pools of a cluster.
-func (c *Client) ListNodePools(ctx context.Context, id ClusterID) ([]*containerpb.NodePool, error) {
-	resp, err := call(ctx, c, "ListNodePools", func(ctx context.Context) (*containerpb.ListNodePoolsResponse, error) {
-		return c.api.ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: id.String()}, noRetry)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return resp.GetNodePools(), nil
-}

@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	compute "google.golang.org/api/compute/v1"
 )
 
 // SetNodePoolSize starts resizing a node pool to count nodes per zone.
 func (c *Client) SetNodePoolSize(ctx context.Context, id NodePoolID, count int) (*containerpb.Operation, error) {
+	defer c.wrote(id.Cluster)()
 	return call(ctx, c, "SetNodePoolSize", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.SetNodePoolSize(ctx, &containerpb.SetNodePoolSizeRequest{Name: id.String(), NodeCount: int32(count)}, noRetry)
 	})
@@ -20,7 +20,8 @@ func (c *Client) SetNodePoolSize(ctx context.Context, id NodePoolID, count int) 
 // the sum of their target sizes divided by their number, as terraform-provider-google reads a
 // pool's node_count (google/services/container/resource_container_node_pool.go, getNodePoolSize).
 // GKE's NodePool reports no current size, only the initialNodeCount it was created with. A pool
-// without instance groups (none created yet) has its initialNodeCount.
+// without instance groups (none created yet) has its initialNodeCount. The groups are read from
+// lists of their zones that other reads share (see SharedReadTTL).
 func (c *Client) NodePoolSize(ctx context.Context, pool *containerpb.NodePool) (int, error) {
 	urls := pool.GetInstanceGroupUrls()
 	if len(urls) == 0 {
@@ -32,9 +33,7 @@ func (c *Client) NodePoolSize(ctx context.Context, pool *containerpb.NodePool) (
 		if err != nil {
 			return 0, err
 		}
-		igm, err := call(ctx, c, "compute.instanceGroupManagers.get", func(ctx context.Context) (*compute.InstanceGroupManager, error) {
-			return c.compute.InstanceGroupManagers.Get(project, zone, name).Context(ctx).Do()
-		})
+		igm, err := c.instanceGroup(ctx, project, zone, name)
 		if err != nil {
 			return 0, fmt.Errorf("reading instance group %s of node pool %s: %w", name, pool.GetName(), err)
 		}

@@ -75,14 +75,15 @@ func (c *Client) WaitForOperation(ctx context.Context, cluster ClusterID, op *co
 // A nil op is a creation already over (found after its response was lost): the pool is read.
 // An operation whose wait is cut short by ctx keeps running in GKE.
 func (c *Client) WaitForNodePoolCreation(ctx context.Context, id NodePoolID, op *containerpb.Operation, hostsUp <-chan struct{}) (*containerpb.NodePool, error) {
+	// The pool is read itself, never from a shared list: its creation has just changed it.
 	if op == nil {
-		return c.GetNodePool(ctx, id)
+		return c.getNodePool(ctx, id)
 	}
 	if hostsUp == nil {
 		if err := c.WaitForOperation(ctx, id.Cluster, op); err != nil {
 			return nil, err
 		}
-		return c.GetNodePool(ctx, id)
+		return c.getNodePool(ctx, id)
 	}
 	started := time.Now()
 	everyMax := func(time.Duration) time.Duration { return c.poll.Max }
@@ -93,7 +94,7 @@ func (c *Client) WaitForNodePoolCreation(ctx context.Context, id NodePoolID, op 
 	case err != nil:
 		return nil, err
 	}
-	return c.GetNodePool(ctx, id)
+	return c.getNodePool(ctx, id)
 }
 
 // pollOperation polls op, next(elapsed) apart, until it is DONE, and returns its error, if any;
@@ -118,6 +119,8 @@ func (c *Client) pollOperation(ctx context.Context, cluster ClusterID, op *conta
 		}
 		polls++
 	}
+	// What the operation changed may be in a list other reads share, made while it ran.
+	c.forget(cluster)
 	c.durations.observe(op)
 	tflog.Debug(ctx, "GKE operation done", map[string]any{
 		"operation": op.GetName(), "type": op.GetOperationType().String(),
@@ -131,12 +134,15 @@ func (c *Client) pollOperation(ctx context.Context, cluster ClusterID, op *conta
 func (c *Client) readUntilCreated(ctx context.Context, id NodePoolID, op *containerpb.Operation, started time.Time) (*containerpb.NodePool, error) {
 	hostsAt := time.Now()
 	for reads := 1; ; reads++ {
-		pool, err := c.GetNodePool(ctx, id)
+		pool, err := c.getNodePool(ctx, id)
 		if err != nil {
 			return nil, fmt.Errorf("reading node pool %s: %w", id, err)
 		}
 		switch pool.GetStatus() {
 		case containerpb.NodePool_RUNNING, containerpb.NodePool_RUNNING_WITH_ERROR:
+			// Created without its operation being seen DONE: what other reads share of the
+			// cluster may predate it.
+			c.forget(id.Cluster)
 			tflog.Debug(ctx, "GKE node pool created", map[string]any{
 				"operation": op.GetName(), "reads_after_hosts_up": reads, "elapsed": time.Since(started).String(),
 			})

@@ -82,7 +82,7 @@ func (b *actionBase) target(ctx context.Context, config tfsdk.Config, summary, v
 	if err != nil {
 		return fail("%s", err)
 	}
-	pool, err := client.GetNodePool(ctx, id)
+	pool, err := client.GetNodePool(ctx, id, gke.Fresh)
 	if err != nil {
 		return fail("reading the node pool: %s", gke.WithAdvice(err))
 	}

@@ -22,7 +22,7 @@ import (
 // exists. When the pool is this create's own, it returns the pool's creation operation if it still
 // runs (nil when it is done); otherwise an error naming the import to run.
 func adoptNodePool(ctx context.Context, client *gke.Client, id gke.NodePoolID, requested *containerpb.NodePool, createErr error) (*containerpb.Operation, error) {
-	existing, err := client.GetNodePool(ctx, id)
+	existing, err := client.GetNodePool(ctx, id, gke.Fresh)
 	if err != nil {
 		return nil, createErr
 	}

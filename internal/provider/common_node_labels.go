@@ -27,7 +27,7 @@ func editNodeLabels(ctx context.Context, client *gke.Client, id gke.NodePoolID, 
 		return err
 	}
 	defer unlock()
-	pool, err := client.GetNodePool(ctx, id)
+	pool, err := client.GetNodePool(ctx, id, gke.Fresh)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func keepOthersLabels(ctx context.Context, client *gke.Client, update *container
 	if err != nil {
 		return err
 	}
-	pool, err := client.GetNodePool(ctx, id)
+	pool, err := client.GetNodePool(ctx, id, gke.Fresh)
 	if err != nil {
 		return err
 	}

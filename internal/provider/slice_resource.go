@@ -62,9 +62,10 @@ func (r *sliceResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		resp.Diagnostics.AddError("Error Reading Slice", fmt.Sprintf("%s: %s", what, gke.WithAdvice(err)))
 		return
 	}
-	// How to reach the cluster's API server is kept in private state, so that a refresh costs one
-	// GKE call per slice; it is looked up again when it no longer works (credentials or IP
-	// rotated) or is missing.
+	// The pool comes from its cluster's node pool list, shared with the other slices of this run
+	// (gke.SharedReadTTL). How to reach the cluster's API server is kept in private state, so that
+	// a refresh reads nothing else of GKE; it is looked up again when it no longer works
+	// (credentials or IP rotated) or is missing.
 	access, kept, diags := privateAccess(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	lookUp := func() bool {
