@@ -20,8 +20,9 @@ import (
 // with KubeRay serving (closed by the caller), and the RayCluster m resolves to, with the
 // ServiceAccounts it names checked, that of its history_server made, and its slices claimed for it
 // (claims naming what claimer says once the clients are had: rayKind.claimer, or a RayService's
-// generation). ok is false, with diags saying why, when any of it cannot be had.
-func (b *resourceBase) prepareRayApply(ctx context.Context, m rayConfigModel, claimer func(*gke.Client, *kube.Client) string, action string,
+// generation). A create is refused first when the name is taken by the other kind
+// (checkNameFreeOfOtherKind). ok is false, with diags saying why, when any of it cannot be had.
+func (b *resourceBase) prepareRayApply(ctx context.Context, m rayConfigModel, create bool, kind rayKind, claimer func(*gke.Client, *kube.Client) string, action string,
 	diags *diag.Diagnostics) (client *gke.Client, k *kube.Client, spec kube.RayClusterSpec, groups []resolvedGroup, ok bool) {
 	if client = b.client(ctx, action, diags); client == nil {
 		return nil, nil, spec, nil, false
@@ -36,6 +37,12 @@ func (b *resourceBase) prepareRayApply(ctx context.Context, m rayConfigModel, cl
 	fail := func() (*gke.Client, *kube.Client, kube.RayClusterSpec, []resolvedGroup, bool) {
 		k.Close()
 		return nil, nil, kube.RayClusterSpec{}, nil, false
+	}
+	if create {
+		checkNameFreeOfOtherKind(ctx, k, kind, m.Namespace.ValueString(), m.Name.ValueString(), action, diags)
+		if diags.HasError() {
+			return fail()
+		}
 	}
 	claim := kube.SliceClaim{Cluster: claimer(client, k)}
 	spec, groups = resolveRayConfig(ctx, client, m, claim.Cluster, diags)

@@ -130,8 +130,9 @@ func rayConfigAttributes(k rayKind) map[string]schema.Attribute {
 		"namespace": namespaceAttribute(),
 		"name": schema.StringAttribute{
 			Required: true,
-			MarkdownDescription: fmt.Sprintf("%s name: a lower-case letter, then letters, digits and hyphens, at most %d characters.",
-				k.kind, k.nameLength),
+			MarkdownDescription: fmt.Sprintf("%s name: a lower-case letter, then letters, digits and hyphens, at most %d characters; "+
+				"not the name of a %s of the namespace (KubeRay names the head Service of both `{name}-head-svc`), which the create refuses.",
+				k.kind, k.nameLength, k.other()),
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			Validators: []validator.String{stringvalidator.RegexMatches(k.namePattern, fmt.Sprintf(
 				"must start with a lower-case letter, hold only lower-case letters, digits and hyphens, end with a letter or digit, and be at most %d characters",
@@ -337,6 +338,14 @@ func (rayVersionValidator) ValidateString(_ context.Context, req validator.Strin
 	if _, err := ray.ParseVersion(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Ray Version", err.Error()+"; known releases start at "+ray.Known()[0]+".")
 	}
+}
+
+// other is the other kind: a RayCluster's name must not be a RayService's, and the reverse.
+func (k rayKind) other() string {
+	if k.kind == rayServiceKind.kind {
+		return rayClusterKind.kind
+	}
+	return rayServiceKind.kind
 }
 
 // typeName is the resource type of the kind, without the provider's prefix.

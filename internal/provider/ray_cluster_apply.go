@@ -28,7 +28,7 @@ import (
 // It returns false when it failed before the RayCluster was applied.
 func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterModel, verb string, diags *diag.Diagnostics) bool {
 	action := verb + " raytpu_ray_cluster (" + m.ID.ValueString() + ")"
-	client, k, spec, groups, ok := r.prepareRayApply(ctx, m.rayConfigModel, func(*gke.Client, *kube.Client) string { return m.Name.ValueString() },
+	client, k, spec, groups, ok := r.prepareRayApply(ctx, m.rayConfigModel, prior == nil, rayClusterKind, func(*gke.Client, *kube.Client) string { return m.Name.ValueString() },
 		action, diags)
 	if !ok {
 		return false

@@ -135,21 +135,33 @@ func TestAccRayCluster_historyServer(t *testing.T) {
 }
 
 // A RayService's RayCluster archives its runs as raytpu_ray_cluster's does, its service account
-// made for the RayService and deleted with it.
+// made for the RayService and deleted with it. A RayCluster of the RayService's name is refused
+// before anything of it is made: KubeRay would give both one head Service, and raytpu one service
+// account.
 func TestAccRayService_historyServer(t *testing.T) {
 	t.Parallel()
 	cluster := "acc-history-service"
+	slices := v6eSlice("one", "2x2", "") + v6eSlice("two", "2x2", "")
 	config := func(more string) string {
-		return testAccRayServiceOn(cluster, v6eSlice("one", "2x2", ""), "one", testServeConfig("chat"), more)
+		return testAccRayServiceOn(cluster, slices, "one", testServeConfig("chat"), more)
 	}
+	history := fmt.Sprintf(`history_server = {
+    bucket                 = "ray-runs"
+    google_service_account = %q
+  }`, historyWriter)
+	namesake := `
+resource "raytpu_ray_cluster" "llm" {
+  cluster_id    = raytpu_cluster.test.id
+  name          = "llm"
+  worker_groups = [{ name = "one", slices = [raytpu_slice.two.id] }]
+  ` + history + `
+}
+`
 	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: config(fmt.Sprintf(`history_server = {
-    bucket                 = "ray-runs"
-    google_service_account = %q
-  }`, historyWriter)),
+				Config: config(history),
 				Check: resource.ComposeTestCheckFunc(
 					collectorsOn(t, cluster, rayServiceAddress, "llm-ray-history", "ray-runs"),
 					serviceAccountBound(t, cluster, "llm-ray-history"),
@@ -164,7 +176,11 @@ func TestAccRayService_historyServer(t *testing.T) {
 				ImportStateVerifyIgnore: []string{"timeouts"},
 			},
 			{
-				Config: testAccSliceConfig(cluster, v6eSlice("one", "2x2", "")),
+				Config:      config(history) + namesake,
+				ExpectError: regexp.MustCompile(`(?s)RayCluster Named As A RayService.*already has a RayService named "llm".*head Service of\s+both\s+llm-head-svc`),
+			},
+			{
+				Config: testAccSliceConfig(cluster, slices),
 				Check:  serviceAccountGone(t, cluster, "llm-ray-history"),
 			},
 		},

@@ -34,7 +34,7 @@ import (
 // It returns false when it failed before the RayService was applied.
 func (r *rayServiceResource) apply(ctx context.Context, m, prior *rayServiceModel, verb string, diags *diag.Diagnostics) bool {
 	action := verb + " raytpu_ray_service (" + m.ID.ValueString() + ")"
-	client, k, spec, groups, ok := r.prepareRayApply(ctx, m.rayConfigModel, func(client *gke.Client, k *kube.Client) string {
+	client, k, spec, groups, ok := r.prepareRayApply(ctx, m.rayConfigModel, prior == nil, rayServiceKind, func(client *gke.Client, k *kube.Client) string {
 		return serviceGeneration(ctx, client, k, m, prior)
 	}, action, diags)
 	if !ok {
