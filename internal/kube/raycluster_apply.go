@@ -165,10 +165,15 @@ type RayPod struct {
 	Replica string
 	// HostIndex is the Pod's TPU_WORKER_ID within its replica (-1 when unknown).
 	HostIndex int
-	Node      string // empty while unscheduled
-	NodePool  string // the node's cloud.google.com/gke-nodepool
-	NodeReady bool
-	Phase     string
+	// ReplicaIndexed says the Pod carries KubeRay's replica index label, which KubeRay v1.5.0 sets
+	// only with its feature gate RayMultiHostIndexing on (controllers/ray/common/pod.go:333), the gate
+	// under which it also recreates and deletes a multi-host replica's Pods together
+	// (raycluster_controller.go:676).
+	ReplicaIndexed bool
+	Node           string // empty while unscheduled
+	NodePool       string // the node's cloud.google.com/gke-nodepool
+	NodeReady      bool
+	Phase          string
 	// Running is phase Running, Ready and not being deleted.
 	Running bool
 	// Unschedulable is the scheduler's message for a Pod it found no node for.
@@ -244,6 +249,7 @@ func rayPod(p *corev1.Pod, nodes map[string]*corev1.Node) RayPod {
 	default:
 		rp.Replica = p.Name
 	}
+	_, rp.ReplicaIndexed = p.Labels[rayReplicaIndexLabel]
 	if v, err := strconv.Atoi(p.Labels[rayHostIndexLabel]); err == nil {
 		rp.HostIndex = v
 	} else if !rp.Head {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -47,6 +48,9 @@ func observeRayPods(ctx context.Context, k *kube.Client, w *kube.RayClusterWatch
 		diags.AddError("Ray Workers Not On Whole Slices", fmt.Sprintf("%s: %v. Each replica must run on distinct hosts of one slice, "+
 			"whose ICI links them.", action, problems))
 	}
+	if w != nil && err == nil {
+		warnSparesWithoutIndexing(pods, want, action, diags)
+	}
 	out.Healthy = types.BoolValue(settled(pods, templates, want) && len(problems) == 0 && everyWorkerRunning(pods))
 	out.Placement = flattenPlacement(pods)
 	out.GroupSlices = groupSliceRoles(ctx, k, pods, want)
@@ -77,4 +81,33 @@ func nextApply(action string) string {
 		return "Terraform taints the resource; the next apply replaces it."
 	}
 	return "The resource stays as it is in the state; the next apply tries the update again."
+}
+
+// warnSparesWithoutIndexing says, after an apply, which multi-host groups have spare slices that
+// cannot take over: a spare takes a failed replica's place only when KubeRay deletes and recreates
+// that replica's Pods together, which KubeRay v1.5.0 does under its feature gate
+// RayMultiHostIndexing alone (alpha, off by default; on by default from v1.6.0). The gate is not
+// readable from the cluster, but its mark is: the replica index label on every Pod it makes.
+func warnSparesWithoutIndexing(pods []kube.RayPod, want map[string]groupExpectation, action string, diags *diag.Diagnostics) {
+	var groups []string
+	for name, g := range want {
+		if g.hosts < 2 || len(g.pools) <= g.replicas {
+			continue
+		}
+		for _, p := range pods {
+			if p.Group == name && !p.ReplicaIndexed {
+				groups = append(groups, name)
+				break
+			}
+		}
+	}
+	if len(groups) == 0 {
+		return
+	}
+	slices.Sort(groups)
+	diags.AddWarning("Spare Slices Cannot Take Over", fmt.Sprintf("%s: the Pods of worker groups %v carry no ray.io/worker-group-replica-index "+
+		"label, so the cluster's KubeRay runs without its feature gate RayMultiHostIndexing (alpha and off in KubeRay v1.5.0). Without it "+
+		"KubeRay recreates a failed host's Pod alone, not the whole replica, so no replica moves whole onto a spare slice: the "+
+		"groups' spare_slices stay claimed and idle, and a recreated Pod may land on a spare's host apart from its replica. Run a KubeRay with --feature-gates=RayMultiHostIndexing=true (on by "+
+		"default from v1.6.0), or remove spare_slices.", action, groups))
 }
