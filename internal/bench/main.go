@@ -3,13 +3,16 @@
 // through a dev_overrides configuration. It reports the provider's overhead on an apply of one
 // cluster and a few slices, the GKE API calls each slice costs and how soon the provider sees an
 // operation finish (against a fixed 10-second poll), plan and refresh of 50 slices with the GKE
-// calls of a refresh, how long 8 slices added to one cluster take against one, and the
-// provider's peak memory. `make bench` runs it; the table goes to
-// stdout and to a file in the output folder.
+// calls of a refresh, how long 8 slices added to one cluster take against one, the provider's
+// peak memory, and, at scale, 24 (or more: -scale-slices 24,144) single-host slices on one
+// cluster with a RayCluster over 16 of them: the apply against GKE's waves of five node pool
+// creations, and the GKE calls per slice of the create, a refresh, a plan and a plan that changes
+// one slice. `make bench` runs it; the table goes to stdout and to a file in the output folder.
 //
 // Usage:
 //
-//	go run ./internal/bench -cli /path/to/terraform [-latency 5s] [-slices 4] [-refresh-slices 50] [-parallel-slices 8] [-out .run/bench]
+//	go run ./internal/bench -cli /path/to/terraform [-latency 5s] [-slices 4] [-refresh-slices 50] [-parallel-slices 8]
+//	    [-scale-slices 24] [-scale-ray-slices 16] [-scale-only] [-out .run/bench]
 package main
 
 import (
@@ -52,6 +55,9 @@ type options struct {
 	loadWait      time.Duration
 	debugLog      bool
 	provider      string
+	scale         string
+	scaleRay      int
+	scaleOnly     bool
 }
 
 func main() {
@@ -67,6 +73,9 @@ func main() {
 	flag.DurationVar(&o.loadWait, "load-wait", 10*time.Minute, "longest wait for -max-load")
 	flag.BoolVar(&o.debugLog, "debug-log", false, "write the provider's debug log next to each CLI run's output (slows the provider: for looking into a number, not for measuring)")
 	flag.StringVar(&o.provider, "provider", "", "measure this terraform-provider-raytpu binary instead of building one (to compare two builds)")
+	flag.StringVar(&o.scale, "scale-slices", "24", "comma-separated slice counts of the scale benchmark (single-host slices on one cluster), \"\" for none")
+	flag.IntVar(&o.scaleRay, "scale-ray-slices", 16, "slices the scale benchmark's RayCluster spans")
+	flag.BoolVar(&o.scaleOnly, "scale-only", false, "run the scale benchmark alone")
 	flag.Parse()
 	// Interrupted, it still closes the emulator and the kube-apiservers it started.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -85,6 +94,13 @@ func logf(format string, args ...any) {
 func run(ctx context.Context, o options) error {
 	if !filepath.IsAbs(o.cli) {
 		return fmt.Errorf("-cli %q: give the absolute path of a terraform or tofu binary (`make bench` passes the pinned one)", o.cli)
+	}
+	scale, err := parseScale(o.scale)
+	if err != nil {
+		return err
+	}
+	if o.scaleOnly && len(scale) == 0 {
+		return fmt.Errorf("-scale-only needs -scale-slices")
 	}
 	if o.slices < 1 || o.refreshSlices < 1 || o.parallel < 1 || o.latency <= 0 || o.setupLatency <= 0 {
 		return fmt.Errorf("-slices, -refresh-slices and -parallel-slices must be at least 1, -latency and -setup-latency positive")
@@ -124,7 +140,7 @@ func run(ctx context.Context, o options) error {
 	}
 	r := results{When: time.Now(), Revision: rev, Machine: describeMachine(), LoadStart: readLoad(), Latency: o.latency,
 		SetupLatency: o.setupLatency, Slices: o.slices, RefreshSlices: o.refreshSlices, ParallelSlices: o.parallel,
-		Shape: sliceGeneration + " " + sliceTopology}
+		Shape: sliceGeneration + " " + sliceTopology, ScaleRaySlices: o.scaleRay, ScaleOnly: o.scaleOnly}
 
 	logf("starting the GKE emulator (operations take %s)", o.latency)
 	emu, err := emulator.Start(ctx, emulator.Options{DefaultLatency: o.latency, RayCRDDelay: -1,
@@ -141,14 +157,23 @@ func run(ctx context.Context, o options) error {
 	}
 	cli.DebugLog = o.debugLog
 	r.CLI = cli
-	if err := benchApply(ctx, &r, emu, filepath.Join(out, "work", "apply")); err != nil {
-		return err
+	if !o.scaleOnly {
+		if err := benchApply(ctx, &r, emu, filepath.Join(out, "work", "apply")); err != nil {
+			return err
+		}
+		if err := benchRefresh(ctx, &r, emu, filepath.Join(out, "work", "refresh")); err != nil {
+			return err
+		}
+		if err := benchParallel(ctx, &r, emu, filepath.Join(out, "work", "parallel")); err != nil {
+			return err
+		}
 	}
-	if err := benchRefresh(ctx, &r, emu, filepath.Join(out, "work", "refresh")); err != nil {
-		return err
-	}
-	if err := benchParallel(ctx, &r, emu, filepath.Join(out, "work", "parallel")); err != nil {
-		return err
+	for _, n := range scale {
+		s, err := benchScale(ctx, &r, emu, filepath.Join(out, "work", fmt.Sprintf("scale-%d", n)), n)
+		if err != nil {
+			return err
+		}
+		r.Scale = append(r.Scale, s)
 	}
 	r.LoadEnd = readLoad()
 

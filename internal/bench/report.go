@@ -31,6 +31,11 @@ type results struct {
 
 	ParallelSlices            int
 	ParallelOne, ParallelMany parallelRun
+
+	// ScaleOnly is a run of the scale benchmark alone; Scale are its states, by slice count.
+	ScaleOnly      bool
+	ScaleRaySlices int
+	Scale          []scaleRun
 }
 
 // The targets.
@@ -151,7 +156,7 @@ func render(r results) string {
 	fmt.Fprintf(head, "provider\t%s, Go %s\n", r.Revision, r.Machine.Go)
 	fmt.Fprintf(head, "machine\t%d CPUs, %s, %s RAM, %s\n", r.Machine.CPUs, r.Machine.Model, r.Machine.MemTotal, r.Machine.OS)
 	fmt.Fprintf(head, "load average\t%s at start, %s at end (1, 5, 15 min)\n", r.LoadStart, r.LoadEnd)
-	fmt.Fprintf(head, "emulator\tevery operation %s in rows 1, 2 and 5a, %s in 3 and 5b-d; in 4 and 5e, CREATE_NODE_POOL %s and other operations %s; KubeRay CRDs installed without delay\n",
+	fmt.Fprintf(head, "emulator\tevery operation %s in rows 1, 2 and 5a, %s in 3 and 5b-d; in 4, 5e and 6, CREATE_NODE_POOL %s and other operations %s; KubeRay CRDs installed without delay\n",
 		r.Latency, r.SetupLatency, r.Latency, r.SetupLatency)
 	head.Flush()
 	b.WriteString("\n")
@@ -164,6 +169,32 @@ func render(r results) string {
 		fmt.Fprintln(tw, strings.Join(cols, "\t")+"\t")
 	}
 	row("#", "measurement", "measured", "target", "result")
+	var checks []bool
+	if !r.ScaleOnly {
+		checks = renderBase(r, f, row)
+	}
+	checks = append(checks, renderScale(r, row)...)
+	tw.Flush()
+	passed := 0
+	for _, ok := range checks {
+		if ok {
+			passed++
+		}
+	}
+	fmt.Fprintf(&b, "\n%d targets: %d PASS, %d FAIL\n", len(checks), passed, len(checks)-passed)
+	if r.ScaleOnly {
+		b.WriteString(scaleNotes)
+		return b.String()
+	}
+	renderOperations(&b, r)
+	b.WriteString(scaleNotes)
+	fmt.Fprintf(&b, "- Memory: VmHWM of every %s process, sampled every 50 ms\n"+
+		"  (the CLI also starts short-lived ones, to read the schema, which a sample may miss).\n", r.CLI.Plugin[strings.LastIndex(r.CLI.Plugin, "/")+1:])
+	return b.String()
+}
+
+// renderBase writes rows 1 to 5 and returns their checks.
+func renderBase(r results, f figures, row func(...string)) []bool {
 	row("1", fmt.Sprintf("apply 1 cluster + %d slices (%s): wall", r.Slices, r.Shape), secs(f.Wall))
 	row("", "  emulated GKE at work", secs(f.Emulated))
 	row("", fmt.Sprintf("    operations (%d; a cluster's node pool operations run side by side)", len(r.ApplyOps)), secs(f.Operations))
@@ -211,19 +242,13 @@ func render(r results) string {
 	} {
 		row("", fmt.Sprintf("  %c. %s", 'a'+i, run.label), fmt.Sprintf("%s (%d processes)", mib(run.run.PeakKiB), run.run.Processes))
 	}
-	tw.Flush()
+	return []bool{f.OverheadOK, f.CallsOK, f.DetectOK, f.RefreshOK, f.PlanOK, f.ParallelOK, f.ParallelCallsOK}
+}
 
-	checks := []bool{f.OverheadOK, f.CallsOK, f.DetectOK, f.RefreshOK, f.PlanOK, f.ParallelOK, f.ParallelCallsOK}
-	passed := 0
-	for _, ok := range checks {
-		if ok {
-			passed++
-		}
-	}
-	fmt.Fprintf(&b, "\n%d targets: %d PASS, %d FAIL\n", len(checks), passed, len(checks)-passed)
-
+// renderOperations lists the operations of apply 1.
+func renderOperations(b *strings.Builder, r results) {
 	b.WriteString("\nOperations of apply 1 (calls = the call that started it + GetOperation polls + reads of its target):\n")
-	ow := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	ow := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(ow, "  operation\ttarget\tduration\tcalls\tDONE seen after\tfixed 10 s poll: calls\t")
 	waits := r.ApplyCalls.allWaits()
 	for _, w := range waits {
@@ -263,9 +288,6 @@ Notes:
   are Ready a moment before GKE marks the pool RUNNING, one more read, a quarter second later,
   does (3 calls and 0.25 s instead of 2 and 0 s).
 `)
-	fmt.Fprintf(&b, "- Memory: VmHWM of every %s process, sampled every 50 ms\n"+
-		"  (the CLI also starts short-lived ones, to read the schema, which a sample may miss).\n", r.CLI.Plugin[strings.LastIndex(r.CLI.Plugin, "/")+1:])
-	return b.String()
 }
 
 // summary is the machine-readable form of the results, written next to the table.
@@ -299,6 +321,7 @@ func (r results) summary() map[string]any {
 		"parallel_wall_s": round(r.ParallelMany.Run.Wall().Seconds()), "parallel_limit_s": round(f.ParallelLimit.Seconds()),
 		"parallel_ok": f.ParallelOK, "parallel_max_at_once": r.ParallelMany.MaxAtOnce,
 		"one_slice_calls": r.ParallelOne.Calls, "parallel_calls": r.ParallelMany.Calls, "parallel_calls_ok": f.ParallelCallsOK,
+		"scale": scaleSummary(r.Scale),
 		"peak_rss_kib": map[string]int64{
 			"apply": r.Apply.PeakKiB, "apply_refresh_setup": r.Setup.PeakKiB, "plan_refresh_only": r.Refresh.PeakKiB, "plan": r.Plan.PeakKiB,
 			"apply_parallel": r.ParallelMany.Run.PeakKiB,
