@@ -17,9 +17,11 @@ import (
 
 // apply brings the RayCluster and its Pods to what m says, and fills m's outputs:
 //  1. claims the slices of m's groups (ray_cluster_slices.go);
-//  2. applies the RayCluster, naming as workersToDelete the replicas on slices their group no
+//  2. releases the slices of prior (the state before an update) that no group has any more:
+//     KubeRay makes a group's replicas again as soon as it has deleted those on them, and the
+//     scheduler could place one there while the slice still carries the group's claim;
+//  3. applies the RayCluster, naming as workersToDelete the replicas on slices their group no
 //     longer has, so that KubeRay takes those and not others, and waits until they are gone;
-//  3. releases the slices of prior (the state before an update) that no group has any more;
 //  4. replaces the Pods KubeRay keeps from an older template (ray_cluster_rollout.go): KubeRay v1.5
 //     does not roll a template change out; and the head Service, which it never changes;
 //  5. waits until every Pod runs on whole slices;
@@ -48,6 +50,11 @@ func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterMode
 		for i := range spec.Groups {
 			spec.Groups[i].WorkersToDelete = podNames(leaving, spec.Groups[i].Name)
 		}
+		if err := releaseSlices(ctx, client, m.Namespace.ValueString(), m.Name.ValueString(), releasedSlices(ctx, prior.rayConfigModel, m.rayConfigModel, leaving)); err != nil {
+			diags.AddError("Error Releasing Slices", fmt.Sprintf("%s: %s. Until their raytpu.dev/ray-* labels go, the RayCluster's "+
+				"replicas could run on them.", action, err))
+			return false
+		}
 	}
 	applied, ok := r.applySpec(ctx, k, spec, action, diags)
 	if !ok {
@@ -63,15 +70,6 @@ func (r *rayClusterResource) apply(ctx context.Context, m, prior *rayClusterMode
 			spec.Groups[i].WorkersToDelete = nil
 		}
 		if applied, ok = r.applySpec(ctx, k, spec, action, diags); !ok {
-			return true
-		}
-	}
-	if prior != nil {
-		// No Pod of the RayCluster runs on the slices no group has any more: they go back before any
-		// replica is made again, which could otherwise take one of them.
-		if err := releaseSlices(ctx, client, m.Namespace.ValueString(), m.Name.ValueString(), leftSlices(ctx, prior.rayConfigModel, m.rayConfigModel)); err != nil {
-			diags.AddError("Error Releasing Slices", fmt.Sprintf("%s: %s. Until their raytpu.dev/ray-* labels go, the RayCluster's "+
-				"replicas could run on them.", action, err))
 			return true
 		}
 	}

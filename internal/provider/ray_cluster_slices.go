@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -16,8 +17,9 @@ import (
 
 // The slices of a worker group: their shape as GKE holds it, and the claim (kube.SliceClaim)
 // that holds the group to exactly them: raytpu labels their nodes for the group before it applies
-// the RayCluster, and takes the labels off a slice the group no longer has once the RayCluster no
-// longer runs on it.
+// the RayCluster, and takes the labels off a slice the group no longer has before it has the
+// replicas there deleted: KubeRay makes a group's replicas again at once, and the scheduler could
+// place one on a slice that still carries the group's claim.
 
 // groupSlice is one slice of a worker group.
 type groupSlice struct {
@@ -200,4 +202,21 @@ func modelSlices(ctx context.Context, m rayConfigModel) []gke.NodePoolID {
 // leftSlices are the slices of prior that no group of next has.
 func leftSlices(ctx context.Context, prior, next rayConfigModel) []gke.NodePoolID {
 	return without(modelSlices(ctx, prior), modelSlices(ctx, next))
+}
+
+// releasedSlices are the slices an update from prior to next releases: those no group of next has,
+// and any other that a leaving replica runs on (one an earlier apply did not get to release).
+func releasedSlices(ctx context.Context, prior, next rayConfigModel, leaving []kube.RayPod) []gke.NodePoolID {
+	release := leftSlices(ctx, prior, next)
+	cluster, err := gke.ParseClusterID(next.ClusterID.ValueString())
+	if err != nil {
+		return release
+	}
+	keep := modelSlices(ctx, next)
+	for _, p := range leaving {
+		if id := (gke.NodePoolID{Cluster: cluster, Name: p.NodePool}); p.NodePool != "" && !slices.Contains(keep, id) {
+			release = union(release, []gke.NodePoolID{id})
+		}
+	}
+	return release
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -194,17 +193,7 @@ func (r *rayServiceResource) scaleInPlace(ctx context.Context, client *gke.Clien
 		return false
 	}
 	leaving := leavingReplicas(pods, groups)
-	// The slices the groups left, and any other that a leaving replica runs on (one an earlier
-	// apply did not get to release).
-	release := leftSlices(ctx, prior.rayConfigModel, m.rayConfigModel)
-	if cluster, err := gke.ParseClusterID(m.ClusterID.ValueString()); err == nil {
-		keep := modelSlices(ctx, m.rayConfigModel)
-		for _, p := range leaving {
-			if id := (gke.NodePoolID{Cluster: cluster, Name: p.NodePool}); p.NodePool != "" && !slices.Contains(keep, id) {
-				release = union(release, []gke.NodePoolID{id})
-			}
-		}
-	}
+	release := releasedSlices(ctx, prior.rayConfigModel, m.rayConfigModel, leaving)
 	if err := releaseSlices(ctx, client, m.Namespace.ValueString(), kube.RayServiceClaimer(m.Name.ValueString()), release); err != nil {
 		diags.AddError("Error Releasing Slices", fmt.Sprintf("%s: %s. Until their raytpu.dev/ray-* labels go, the RayService's "+
 			"replicas could run on them.", action, err))
