@@ -63,33 +63,27 @@ func settledOnOneRayCluster() func() []statecheck.StateCheck {
 	}
 }
 
-// A multi-host group's slices moved to others of the same count and shape, spares added and
-// removed, a group appended: each on the RayCluster that serves, in one apply, with the state
-// saying where the workers run, then an empty plan. Removing a group is an upgrade, which needs
-// free slices.
-func TestAccRayService_multiHostSlicesMovedSparedAppended(t *testing.T) {
+// A multislice group's slices moved to others of the same count and shape: on the RayCluster that
+// serves, replica by replica, in one apply, with the state saying where the workers run, then an
+// empty plan. The change matrix (TestAccRayService_changeMatrix) moves a group of one slice, grows
+// and shrinks a single-host group, adds and removes a spare and appends a group.
+func TestAccRayService_multisliceGroupMoved(t *testing.T) {
 	t.Parallel()
 	cluster := "acc-serve-moves"
-	slices := v6eSlices("2x4", "chips_per_host = 4", "a", "b", "c", "d", "e")
+	slices := v6eSlices("2x4", "chips_per_host = 4", "a", "b", "c", "d")
 	settled := settledOnOneRayCluster()
-	tpu := func(slices, spares string) string {
-		if spares == "" {
-			return fmt.Sprintf(`{ name = "tpu", slices = [%s] }`, slices)
-		}
-		return fmt.Sprintf(`{ name = "tpu", slices = [%s], spare_slices = [%s] }`, slices, spares)
-	}
-	ab, cd := "raytpu_slice.a.id, raytpu_slice.b.id", "raytpu_slice.c.id, raytpu_slice.d.id"
+	tpu := func(slices string) string { return fmt.Sprintf(`{ name = "tpu", slices = [%s] }`, slices) }
 	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:            testAccRayServiceGroups(cluster, slices, tpu(ab, "")),
+				Config:            testAccRayServiceGroups(cluster, slices, tpu("raytpu_slice.a.id, raytpu_slice.b.id")),
 				ConfigStateChecks: settled(),
 				Check:             placementOnSlicesOf(rayServiceAddress, "tpu", 2, "slice-a", "slice-b"),
 			},
 			{
 				// Moved: raytpu deletes the replicas on a and b, KubeRay makes them again on c and d.
-				Config:            testAccRayServiceGroups(cluster, slices, tpu(cd, "")),
+				Config:            testAccRayServiceGroups(cluster, slices, tpu("raytpu_slice.c.id, raytpu_slice.d.id")),
 				ConfigPlanChecks:  inPlaceOnTheSameRayCluster(),
 				ConfigStateChecks: settled(),
 				Check: resource.ComposeTestCheckFunc(
@@ -97,81 +91,6 @@ func TestAccRayService_multiHostSlicesMovedSparedAppended(t *testing.T) {
 					oneRayServiceCluster(t, cluster),
 					sliceClaimedBy(cluster, "slice-a", "", ""), sliceClaimedBy(cluster, "slice-b", "", ""),
 					sliceClaimedBy(cluster, "slice-c", "rayservice.llm", "tpu"),
-				),
-			},
-			{
-				// A spare is a claim only.
-				Config:            testAccRayServiceGroups(cluster, slices, tpu(cd, "raytpu_slice.a.id")),
-				ConfigPlanChecks:  inPlaceOnTheSameRayCluster(),
-				ConfigStateChecks: settled(),
-				Check: resource.ComposeTestCheckFunc(
-					placementOnSlicesOf(rayServiceAddress, "tpu", 2, "slice-c", "slice-d"),
-					sliceClaimedBy(cluster, "slice-a", "rayservice.llm", "tpu"),
-				),
-			},
-			{
-				Config:            testAccRayServiceGroups(cluster, slices, tpu(cd, "")),
-				ConfigPlanChecks:  inPlaceOnTheSameRayCluster(),
-				ConfigStateChecks: settled(),
-				Check:             sliceClaimedBy(cluster, "slice-a", "", ""),
-			},
-			{
-				// Appended: KubeRay adds the group to the RayCluster that serves.
-				Config:            testAccRayServiceGroups(cluster, slices, tpu(cd, "")+`, { name = "extra", slices = [raytpu_slice.e.id] }`),
-				ConfigPlanChecks:  inPlaceOnTheSameRayCluster(),
-				ConfigStateChecks: settled(),
-				Check: resource.ComposeTestCheckFunc(
-					placementOnSlicesOf(rayServiceAddress, "tpu", 2, "slice-c", "slice-d"),
-					placementOnSlicesOf(rayServiceAddress, "extra", 2, "slice-e"),
-					oneRayServiceCluster(t, cluster),
-				),
-			},
-			{
-				// Removed: KubeRay hashes it as a new rayClusterConfig, an upgrade, on slices the
-				// RayCluster that serves holds.
-				Config:      testAccRayServiceGroups(cluster, slices, tpu(cd, "")),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Upgrade Needs Free Slices`),
-			},
-		},
-	})
-}
-
-// A single-host group grown from one slice to two gets a second replica on the RayCluster that
-// serves; shrunk back to the other slice, the replica on the slice it left goes and that slice is
-// released.
-func TestAccRayService_singleHostGrownAndShrunk(t *testing.T) {
-	t.Parallel()
-	cluster := "acc-serve-grow"
-	slices := v6eSlice("a", "2x2", "") + v6eSlice("b", "2x2", "")
-	settled := settledOnOneRayCluster()
-	group := func(slices string) string { return fmt.Sprintf(`{ name = "tpu", slices = [%s] }`, slices) }
-	accTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config:            testAccRayServiceGroups(cluster, slices, group("raytpu_slice.a.id")),
-				ConfigStateChecks: settled(),
-				Check:             placementOnSlicesOf(rayServiceAddress, "tpu", 1, "slice-a"),
-			},
-			{
-				Config:           testAccRayServiceGroups(cluster, slices, group("raytpu_slice.a.id, raytpu_slice.b.id")),
-				ConfigPlanChecks: inPlaceOnTheSameRayCluster(),
-				ConfigStateChecks: append(settled(), at(rayServiceAddress, "worker_group_settings", knownvalue.MapPartial(map[string]knownvalue.Check{
-					"tpu": knownvalue.ObjectPartial(map[string]knownvalue.Check{"num_slices": knownvalue.Int64Exact(2)}),
-				}))),
-				Check: resource.ComposeTestCheckFunc(
-					placementOnSlicesOf(rayServiceAddress, "tpu", 1, "slice-a", "slice-b"),
-					oneRayServiceCluster(t, cluster),
-				),
-			},
-			{
-				Config:            testAccRayServiceGroups(cluster, slices, group("raytpu_slice.b.id")),
-				ConfigPlanChecks:  inPlaceOnTheSameRayCluster(),
-				ConfigStateChecks: settled(),
-				Check: resource.ComposeTestCheckFunc(
-					placementOnSlicesOf(rayServiceAddress, "tpu", 1, "slice-b"),
-					sliceClaimedBy(cluster, "slice-a", "", ""),
 				),
 			},
 		},

@@ -40,10 +40,6 @@ func testAccRayServiceConfig(cluster, serveConfig, more string) string {
 // testAccRayServiceOn is a cluster with the slices, and a RayService named llm whose one worker
 // group "tpu" has those of the keys groupSlices names ("a, b"), serving serveConfig.
 func testAccRayServiceOn(cluster, slices, groupSlices, serveConfig, more string) string {
-	var ids []string
-	for _, key := range strings.Split(groupSlices, ", ") {
-		ids = append(ids, "raytpu_slice."+key+".id")
-	}
 	return testAccSliceConfig(cluster, slices+fmt.Sprintf(`
 resource "raytpu_ray_service" "llm" {
   cluster_id = raytpu_cluster.test.id
@@ -55,7 +51,7 @@ resource "raytpu_ray_service" "llm" {
   serve_config_v2 = %q
   %s
 }
-`, strings.Join(ids, ", "), serveConfig, more))
+`, sliceIDs(groupSlices), serveConfig, more))
 }
 
 func TestAccRayService_servesOnSlicesUpdatesInPlaceImportDrift(t *testing.T) {
