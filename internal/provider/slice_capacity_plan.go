@@ -40,11 +40,21 @@ var runDurationRemoval = PlanReplacement{
 func validateCapacity(ctx context.Context, config sliceResourceModel, s *tpu.Slice) diag.Diagnostics {
 	var diags diag.Diagnostics
 	queued, flex := config.QueuedProvisioning.ValueBool(), config.FlexStart.ValueBool() || config.QueuedProvisioning.ValueBool()
+	reservation := !config.Reservation.IsNull()
+	if queued && reservation {
+		// GKE's 400 (hashicorp/terraform-provider-google#18341); raytpu sends NO_RESERVATION for a
+		// queued slice, so a reservation written beside it could never be consumed.
+		diags.AddAttributeError(path.Root("reservation"), "Queued Provisioning Takes No Reservation",
+			"GKE queues a slice only on capacity outside reservations: it answers a queued node pool that names one with "+
+				"\"Queued_provisioning requires reservation affinity to be set to none\". Remove reservation, or set "+
+				"queued_provisioning = false to consume the reservation.")
+		reservation = false
+	}
 	var ways []string
 	for _, w := range []struct {
 		set  bool
 		name string
-	}{{config.Spot.ValueBool(), "spot"}, {!config.Reservation.IsNull(), "reservation"}, {flex, "flex_start/queued_provisioning"}} {
+	}{{config.Spot.ValueBool(), "spot"}, {reservation, "reservation"}, {flex, "flex_start/queued_provisioning"}} {
 		if w.set {
 			ways = append(ways, w.name)
 		}

@@ -406,6 +406,8 @@ resource "raytpu_slice" "test" {
   spot = true`, `Conflicting Capacity Options.*spot.*flex_start/queued_provisioning.*fallback`),
 			step(`queued_provisioning = true
   flex_start = false`, `Queued Provisioning Needs Flex-Start.*doesn't support TPUs`),
+			step(`queued_provisioning = true
+  reservation = { name = "r" }`, `Queued Provisioning Takes No Reservation.*"Queued_provisioning requires reservation affinity to be set to none"`),
 			step(`flex_start = true
   autoscaling = false`, `Flex-Start Slices Autoscale.*require autoscaling enabled`),
 			step(`flex_start = true

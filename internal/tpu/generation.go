@@ -13,12 +13,15 @@ import (
 type Placement string
 
 const (
-	// PlacementNone is a single-host slice: no placement policy, no tpu_topology.
+	// PlacementNone is a single-host slice: no placement policy, no tpu_topology, which GKE
+	// refuses on one ("TPU topology can't be specified with single-host TPU slice pool",
+	// AI-Hypercomputer/xpk#825), a workload policy's topology included.
 	PlacementNone Placement = "NONE"
 	// PlacementCompact is PlacementPolicy{Type: COMPACT, TpuTopology: ...}.
 	PlacementCompact Placement = "COMPACT"
 	// PlacementWorkloadPolicy is PlacementPolicy{PolicyName: ...}: a Compute Engine workload policy
-	// (HIGH_THROUGHPUT). GKE refuses COMPACT for multi-host tpu7x.
+	// (HIGH_THROUGHPUT). GKE refuses COMPACT for multi-host tpu7x: "... with placement policy is
+	// not supported. Use workload policy instead." (vllm-project/ci-infra#547).
 	PlacementWorkloadPolicy Placement = "WORKLOAD_POLICY"
 )
 
