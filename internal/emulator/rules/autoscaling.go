@@ -51,11 +51,15 @@ func checkAutoscaling(np *containerpb.NodePool) *apierr.Error {
 // per-zone max_node_count against the slice, "Maximum node count 0 is not a valid size of TPU pod
 // slice with topology "2x2x4"" (GKE's words in a user's field notes, yangwhale/gpu-tpu-pedia; the
 // same answer in vllm-project/ci-infra#545: "GKE validates a multi-host slice against the
-// per-zone max_node_count, which is zero when total_max_node_count is used instead"). The valid
+// per-zone max_node_count, which is zero when total_max_node_count is used instead"; and
+// cluster-toolkit#5111, whose TPU flex-start pools send per-zone counts: they "satisfy API
+// requirements for fixed-size TPU slices"). The valid
 // size is the slice's host count: xpk sets max_nodes = vms_per_slice
 // (AI-Hypercomputer/xpk src/xpk/core/nodepool.py) and cluster-toolkit's TPU example says
 // "autoscaling_max_node_count: Must match your topology". A maximum other than 0 and the host
 // count is INFERRED to get the same answer; whether GKE takes multiples of it was not found.
+// Location policy ANY, which ci-infra#545 sends beside it ("a balanced spread cannot assemble a
+// slice"), is that author's reasoning, not an answer of GKE's: BALANCED is taken.
 func checkSliceAutoscaling(np *containerpb.NodePool, topology string, hosts int) *apierr.Error {
 	a := np.GetAutoscaling()
 	if !a.GetEnabled() || int(a.MaxNodeCount) == hosts {

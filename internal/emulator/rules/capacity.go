@@ -18,7 +18,9 @@ import (
 // cluster-toolkit's "enable_flex_start needs node auto_repair set to false", "Both
 // enable_flex_start and spot ... cannot be set", flex-start requiring NO_RESERVATION, and "Spot
 // consumption option only works with ... NO_RESERVATION"
-// (GoogleCloudPlatform/cluster-toolkit modules/compute/gke-node-pool/main.tf). GKE accepted a
+// (GoogleCloudPlatform/cluster-toolkit modules/compute/gke-node-pool/main.tf; its v6e and tpu7x
+// flex-start blueprints repeat "To use DWS Flex Start, `auto_repair` should be set to `false`",
+// cluster-toolkit#5111, without an answer of GKE's). GKE accepted a
 // flex-start queued-provisioning TPU pool with management.autoRepair true in a field report
 // (create body with "flexStart": true, "queuedProvisioning": {"enabled": true}, "management":
 // {"autoRepair": true, ...}), so auto-repair is not refused either. No GKE answer was found for

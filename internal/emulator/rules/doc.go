@@ -39,7 +39,8 @@
 // 1.33.0-gke.1712000 or later and not v3 or v4, and a maxRunDuration of at most seven days
 // (GKE's "About flex-start provisioning mode"; the seven-day refusal is inferred from "for up to
 // seven days"). Other tools' client-side checks (flex-start with Spot or a reservation,
-// auto-repair off, queued provisioning with Spot) are not GKE rules and are not enforced.
+// auto-repair off, as cluster-toolkit#5111's TPU blueprints ask, queued provisioning with Spot)
+// are not GKE rules and are not enforced.
 //
 // Autoscaling (nodePool.autoscaling) is stored and reported with GKE's default location policy
 // and replaced by SetNodePoolAutoscaling and UpdateCluster's desiredNodePoolAutoscaling; the
@@ -48,7 +49,9 @@
 // greater than zero."; per-location and total fields are mutually exclusive and minimums at most
 // their maximums (containerpb). A multi-host TPU slice's per-zone maximum must be its host count:
 // "Maximum node count 0 is not a valid size of TPU pod slice with topology "2x2x4"" (field
-// notes; vllm-project/ci-infra#545), other sizes inferred.
+// notes; vllm-project/ci-infra#545; per-zone counts "satisfy API requirements for fixed-size
+// TPU slices", cluster-toolkit#5111), other sizes inferred. Location policy ANY is not required:
+// ci-infra#545 sends it by its own reasoning, and no refusal of BALANCED is known.
 //
 // Reservation affinity (ANY_RESERVATION, SPECIFIC_RESERVATION with key
 // compute.googleapis.com/reservation-name and values, NO_RESERVATION) and Spot are stored and
@@ -56,7 +59,10 @@
 //
 // Placement: a tpu_topology on a single-host pool gets "TPU topology can't be specified with
 // single-host TPU slice pool; please remove the tpu_topology from the node pool creation request
-// ..." (xpk#825); a multi-host tpu7x slice needs a workload policy, not COMPACT (gketpu).
+// ..." (xpk#825), a workload policy's acceleratorTopology included, since xpk#825 met it so; a
+// multi-host tpu7x slice needs a workload policy, not COMPACT: "Creation of a managed instance
+// group with tpu7x-standard-4t machine type with placement policy is not supported. Use workload
+// policy instead." (vllm-project/ci-infra#547; gketpu).
 //
 // Versions follow the aliases containerpb documents ("latest", "1.X", "1.X.Y", "1.X.Y-gke.N",
 // "" and "-"). A node pool defaults to the control plane's version and "-" is that version; a
