@@ -141,7 +141,7 @@ func (e *Emulator) namedReservation(c *cluster, p *rules.NodePool, z string, a *
 	switch {
 	case !ok:
 		return Reservation{}, apierr.New(codes.NotFound, "Reservation %q was not found in project %q, zone %q.", name, project, z)
-	case r.Generation != p.Generation:
+	case !r.fits(p):
 		return Reservation{}, apierr.Invalid("Reservation '%s' is incorrect for the requested resources.", reservationKey(project, z, name))
 	case block != "" && !contains(r.Blocks, block):
 		return Reservation{}, apierr.New(codes.NotFound, "Reservation block %q of reservation %q was not found.", block, name)
@@ -154,7 +154,7 @@ func (e *Emulator) namedReservation(c *cluster, p *rules.NodePool, z string, a *
 // projects a reservation is shared with.
 func (e *Emulator) anyReservationLocked(project string, p *rules.NodePool, z string, need int) (Reservation, bool) {
 	candidates := e.capacity.reservationsMatching(func(r Reservation) bool {
-		return r.Project == project && r.Zone == z && r.Generation == p.Generation && !r.SpecificOnly
+		return r.Project == project && r.Zone == z && r.fits(p) && !r.SpecificOnly
 	})
 	for _, r := range candidates {
 		if r.Chips-e.usedLocked(p, z, capacitySource{reservation: reservationKey(r.Project, r.Zone, r.Name)}) >= need {
@@ -162,6 +162,14 @@ func (e *Emulator) anyReservationLocked(project string, p *rules.NodePool, z str
 		}
 	}
 	return Reservation{}, false
+}
+
+// fits reports whether pool p's VMs are what r reserves: its generation's, and its machine type's
+// when it names one: Compute Engine reserves VMs of one machine type (compute v1
+// Reservation.specificReservation.instanceProperties.machineType), and a VM consumes a
+// reservation whose properties match its own (Compute Engine "Consume reserved instances").
+func (r Reservation) fits(p *rules.NodePool) bool {
+	return r.Generation == p.Generation && (r.MachineType == "" || r.MachineType == p.PB.GetConfig().GetMachineType())
 }
 
 // reservationNameKey is the affinity key that names reservations (containerpb ReservationAffinity:

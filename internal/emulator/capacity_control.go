@@ -20,6 +20,21 @@ type PoolScale struct {
 
 // CreateReservation implements Controller.
 func (e *Emulator) CreateReservation(_ context.Context, r Reservation) error {
+	if r.MachineType != "" {
+		m, ok := gketpu.LookupMachineType(r.MachineType)
+		if !ok {
+			return fmt.Errorf("reservation %s: %q is not a TPU machine type", r.Name, r.MachineType)
+		}
+		if r.Chips%m.ChipsPerVM != 0 {
+			return fmt.Errorf("reservation %s: %d chips are not a whole number of %s VMs (%d chips each)", r.Name, r.Chips, m.Name, m.ChipsPerVM)
+		}
+		if r.Generation == "" {
+			r.Generation = m.Generation.Name
+		}
+		if g, err := gketpu.LookupGeneration(r.Generation); err != nil || g != m.Generation {
+			return fmt.Errorf("reservation %s: machine type %s is TPU %s, not %s", r.Name, m.Name, m.Generation.Name, r.Generation)
+		}
+	}
 	g, err := gketpu.LookupGeneration(r.Generation)
 	if err != nil {
 		return err

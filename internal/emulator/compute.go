@@ -28,6 +28,7 @@ const computePrefix = "/compute/v1/"
 //   - machineTypes get and list (zonal), from the emulator's table (machines): what the cluster
 //     autoscaler reads of a machine type (guestCpus, memoryMb) and raytpu's plan-time check of
 //     node auto-provisioning limits;
+//   - reservations get, list (zonal) and aggregatedList, for what a slice can take of them;
 //   - resourcePolicies insert, get, list and delete (regional), the workload policies that place
 //     multi-host tpu7x slices (placementPolicy.policyName);
 //   - zonal and regional operations get and wait.

@@ -119,6 +119,13 @@ type Reservation struct {
 	Zone       string `json:"zone"`
 	Name       string `json:"name"`
 	Generation string `json:"generation"`
+	// MachineType is the VMs' machine type, as Compute Engine reserves them
+	// (specificReservation.instanceProperties.machineType): set, only node pools of that machine
+	// type consume the reservation, Chips is a whole number of its VMs, the generation is the
+	// machine type's, and Compute Engine's reservations API serves it. Unset, pools of any machine
+	// type of Generation consume it, and Compute Engine does not serve it (it would have no count
+	// of VMs to report).
+	MachineType string `json:"machineType,omitempty"`
 	// Chips is the reservation's size in chips.
 	Chips int `json:"chips"`
 	// Blocks are the names of its reservation blocks, if it has any.

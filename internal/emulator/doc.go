@@ -76,6 +76,11 @@
 //     gone;
 //   - machineTypes get and list, zonal: the machine types of the emulator's table
 //     (internal/emulator/machines, below), guestCpus and memoryMb as Compute Engine reports them;
+//   - reservations get and list, zonal, and aggregatedList: the reservations made with a machine
+//     type (Controller.CreateReservation), with specificReservation {count, inUseCount,
+//     instanceProperties.machineType} in VMs, inUseCount the VMs of the node pools consuming it,
+//     specificReservationRequired and status READY; such a reservation is consumed only by node
+//     pools of its machine type (compute_reservations.go says what is left out);
 //   - resourcePolicies insert, get, list and delete, regional, with workloadPolicy {type
 //     HIGH_AVAILABILITY|HIGH_THROUGHPUT, acceleratorTopology (HIGH_THROUGHPUT only, not with
 //     maxTopologyDistance), acceleratorTopologyMode, maxTopologyDistance} (compute v1

@@ -222,6 +222,9 @@ var computeRoutes = []computeRouteSpec{
 	}},
 	{"GET", "regions/*/resourcePolicies/*", "compute.resourcePolicies.get", computeByName((*Emulator).getResourcePolicy)},
 	{"DELETE", "regions/*/resourcePolicies/*", "compute.resourcePolicies.delete", computeByName((*Emulator).deleteResourcePolicy)},
+	{"GET", "zones/*/reservations", "compute.reservations.list", computeByName((*Emulator).listReservations)},
+	{"GET", "zones/*/reservations/*", "compute.reservations.get", computeByName((*Emulator).getReservation)},
+	{"GET", "aggregated/reservations", "compute.reservations.aggregatedList", computeByName((*Emulator).aggregatedReservations)},
 	{"GET", "zones/*/operations/*", "compute.zoneOperations.get", computeByName((*Emulator).getComputeOperation)},
 	{"GET", "regions/*/operations/*", "compute.regionOperations.get", computeByName((*Emulator).getComputeOperation)},
 	{"POST", "zones/*/operations/*/wait", "compute.zoneOperations.wait", computeWait},
@@ -246,6 +249,7 @@ var computeRouteIndex = func() map[string]computeRouteSpec {
 
 // parseComputeRoute maps a method and path to a Compute Engine method, with the paths of
 // google.golang.org/api/compute/v1: projects/{p}/zones/{z}/{instanceGroupManagers|machineTypes}[/{name}],
+// projects/{p}/zones/{z}/reservations[/{name}], projects/{p}/aggregated/reservations,
 // projects/{p}/regions/{r}/resourcePolicies[/{name}] and
 // projects/{p}/{zones|regions}/{z|r}/operations/{op}[/wait].
 func parseComputeRoute(method, path string) (computeRoute, *apierr.Error) {
@@ -257,6 +261,14 @@ func parseComputeRoute(method, path string) (computeRoute, *apierr.Error) {
 		return notFound()
 	}
 	seg := strings.Split(rest, "/")
+	if len(seg) == 4 && seg[0] == "projects" && seg[1] != "" && seg[2] == "aggregated" {
+		// projects/{p}/aggregated/{collection}: every zone of the project at once.
+		r, ok := computeRouteIndex[method+" aggregated/"+seg[3]]
+		if !ok {
+			return notFound()
+		}
+		return computeRoute{method: r.id, run: r.run, project: seg[1], scope: "aggregated"}, nil
+	}
 	if len(seg) < 5 || len(seg) > 7 || seg[0] != "projects" || slices.Contains(seg, "") {
 		return notFound()
 	}
