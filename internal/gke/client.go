@@ -48,12 +48,15 @@ type Client struct {
 	locks     clusterLocks
 	durations opDurations
 	shapes    machineShapes
-	// now is the clock of the shared lists (a test's own).
+	// now is the clock of the shared reads (a test's own).
 	now func() time.Time
-	// pools are the node pool lists of clusters, by cluster; groups the instance group lists of
-	// zones, by project and zone (see reads.go).
-	pools  *sharedLists[[]*containerpb.NodePool]
-	groups *sharedLists[map[string]*compute.InstanceGroupManager]
+	// clusters are the reads of clusters, by cluster; serverConfigs those of the versions on
+	// offer, by project and location; pools the node pool lists of clusters, by cluster; groups
+	// the instance group lists of zones, by project and zone (see reads.go).
+	clusters      *sharedLists[*containerpb.Cluster]
+	serverConfigs *sharedLists[*containerpb.ServerConfig]
+	pools         *sharedLists[[]*containerpb.NodePool]
+	groups        *sharedLists[map[string]*compute.InstanceGroupManager]
 }
 
 // noRetry disables the client library's own retries: Client.call is the one retry policy.
@@ -142,7 +145,7 @@ func (c *Client) LockNodePool(ctx context.Context, id NodePoolID) (unlock func()
 
 // CreateCluster starts creating a cluster.
 func (c *Client) CreateCluster(ctx context.Context, id ClusterID, cluster *containerpb.Cluster) (*containerpb.Operation, error) {
-	defer c.wrote(id)()
+	defer c.wroteCluster(id)()
 	return call(ctx, c, "CreateCluster", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: id.Parent(), Cluster: cluster}, noRetry)
 	})
@@ -150,7 +153,7 @@ func (c *Client) CreateCluster(ctx context.Context, id ClusterID, cluster *conta
 
 // UpdateCluster starts one update of a cluster.
 func (c *Client) UpdateCluster(ctx context.Context, id ClusterID, update *containerpb.ClusterUpdate) (*containerpb.Operation, error) {
-	defer c.wrote(id)()
+	defer c.wroteCluster(id)()
 	return call(ctx, c, "UpdateCluster", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: id.String(), Update: update}, noRetry)
 	})
@@ -158,7 +161,7 @@ func (c *Client) UpdateCluster(ctx context.Context, id ClusterID, update *contai
 
 // SetAddons starts replacing a cluster's add-ons configuration.
 func (c *Client) SetAddons(ctx context.Context, id ClusterID, addons *containerpb.AddonsConfig) (*containerpb.Operation, error) {
-	defer c.wrote(id)()
+	defer c.wroteCluster(id)()
 	return call(ctx, c, "SetAddonsConfig", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{Name: id.String(), AddonsConfig: addons}, noRetry)
 	})
@@ -167,7 +170,7 @@ func (c *Client) SetAddons(ctx context.Context, id ClusterID, addons *containerp
 // SetResourceLabels starts replacing a cluster's resource labels; fingerprint is the one read
 // with the cluster.
 func (c *Client) SetResourceLabels(ctx context.Context, id ClusterID, labels map[string]string, fingerprint string) (*containerpb.Operation, error) {
-	defer c.wrote(id)()
+	defer c.wroteCluster(id)()
 	return call(ctx, c, "SetLabels", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.SetLabels(ctx, &containerpb.SetLabelsRequest{Name: id.String(), ResourceLabels: labels, LabelFingerprint: fingerprint}, noRetry)
 	})
@@ -175,7 +178,7 @@ func (c *Client) SetResourceLabels(ctx context.Context, id ClusterID, labels map
 
 // DeleteCluster starts deleting a cluster.
 func (c *Client) DeleteCluster(ctx context.Context, id ClusterID) (*containerpb.Operation, error) {
-	defer c.wrote(id)()
+	defer c.wroteCluster(id)()
 	return call(ctx, c, "DeleteCluster", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.DeleteCluster(ctx, &containerpb.DeleteClusterRequest{Name: id.String()}, noRetry)
 	})
@@ -190,7 +193,7 @@ func (c *Client) getNodePool(ctx context.Context, id NodePoolID) (*containerpb.N
 
 // CreateNodePool starts creating a node pool.
 func (c *Client) CreateNodePool(ctx context.Context, id NodePoolID, pool *containerpb.NodePool) (*containerpb.Operation, error) {
-	defer c.wrote(id.Cluster)()
+	defer c.wrotePools(id.Cluster)()
 	return call(ctx, c, "CreateNodePool", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: id.Cluster.String(), NodePool: pool}, noRetry)
 	})
@@ -199,7 +202,7 @@ func (c *Client) CreateNodePool(ctx context.Context, id NodePoolID, pool *contai
 // UpdateNodePool starts one update of a node pool.
 func (c *Client) UpdateNodePool(ctx context.Context, req *containerpb.UpdateNodePoolRequest) (*containerpb.Operation, error) {
 	if id, err := ParseNodePoolID(req.GetName()); err == nil {
-		defer c.wrote(id.Cluster)()
+		defer c.wrotePools(id.Cluster)()
 	}
 	return call(ctx, c, "UpdateNodePool", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.UpdateNodePool(ctx, req, noRetry)
@@ -208,7 +211,7 @@ func (c *Client) UpdateNodePool(ctx context.Context, req *containerpb.UpdateNode
 
 // SetNodePoolAutoscaling starts replacing a node pool's autoscaling settings.
 func (c *Client) SetNodePoolAutoscaling(ctx context.Context, id NodePoolID, autoscaling *containerpb.NodePoolAutoscaling) (*containerpb.Operation, error) {
-	defer c.wrote(id.Cluster)()
+	defer c.wrotePools(id.Cluster)()
 	return call(ctx, c, "SetNodePoolAutoscaling", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: id.String(), Autoscaling: autoscaling}, noRetry)
 	})
@@ -216,7 +219,7 @@ func (c *Client) SetNodePoolAutoscaling(ctx context.Context, id NodePoolID, auto
 
 // SetNodePoolManagement starts replacing a node pool's auto-upgrade and auto-repair settings.
 func (c *Client) SetNodePoolManagement(ctx context.Context, id NodePoolID, management *containerpb.NodeManagement) (*containerpb.Operation, error) {
-	defer c.wrote(id.Cluster)()
+	defer c.wrotePools(id.Cluster)()
 	return call(ctx, c, "SetNodePoolManagement", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.SetNodePoolManagement(ctx, &containerpb.SetNodePoolManagementRequest{Name: id.String(), Management: management}, noRetry)
 	})
@@ -224,7 +227,7 @@ func (c *Client) SetNodePoolManagement(ctx context.Context, id NodePoolID, manag
 
 // DeleteNodePool starts deleting a node pool.
 func (c *Client) DeleteNodePool(ctx context.Context, id NodePoolID) (*containerpb.Operation, error) {
-	defer c.wrote(id.Cluster)()
+	defer c.wrotePools(id.Cluster)()
 	return call(ctx, c, "DeleteNodePool", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: id.String()}, noRetry)
 	})
@@ -248,13 +251,4 @@ func (c *Client) RunningOperation(ctx context.Context, cluster ClusterID, target
 		}
 	}
 	return nil, nil
-}
-
-// GetServerConfig reads the versions on offer in a location.
-func (c *Client) GetServerConfig(ctx context.Context, project, location string) (*containerpb.ServerConfig, error) {
-	return call(ctx, c, "GetServerConfig", func(ctx context.Context) (*containerpb.ServerConfig, error) {
-		return c.api.GetServerConfig(ctx, &containerpb.GetServerConfigRequest{
-			Name: fmt.Sprintf("projects/%s/locations/%s", project, location),
-		}, noRetry)
-	})
 }

@@ -44,14 +44,17 @@
 //
 // # Shared reads
 //
-// A refresh or plan of many slices reads each one's node pool; within one provider process these
-// reads share one list of the cluster's node pools (ListNodePools, or the pools a GetCluster
-// answer holds) for SharedReadTTL, and sizes share one list of a zone's instance groups, so that
-// a hundred slices cost a handful of requests, as terraform-provider-google's 30-second node pool
-// cache does (resource_container_node_pool.go). Every write raytpu sends to a cluster or its
-// pools, every operation seen DONE and every creation seen through forgets that cluster's lists,
-// so a read never sees a state older than raytpu's own write; a read a write is computed from
-// passes Fresh and reads the object itself (reads.go).
+// A refresh or plan of many slices reads each one's cluster and node pool; within one provider
+// process these reads share one read of the cluster (GetCluster), one list of its node pools
+// (ListNodePools, or the pools a GetCluster answer holds) and one of the versions on offer
+// (GetServerConfig) for SharedReadTTL, and sizes share one list of a zone's instance groups, so
+// that a hundred slices cost a handful of requests, as terraform-provider-google's 30-second node
+// pool cache does (resource_container_node_pool.go). Every write raytpu sends to a cluster's pools,
+// every operation on them seen DONE and every creation seen through forgets that cluster's lists;
+// a write to the cluster itself, or its operation, forgets its read too. So a read never sees a
+// state older than raytpu's own write (but for the pools a cluster read holds: see reads.go); a
+// read a write is computed from, or one that reads back a write, passes Fresh and reads the
+// object itself.
 //
 // A create whose earlier attempt may have taken effect (its connection broke or a front end
 // answered 5xx) and that a retry then finds already existing fails with *AlreadyCreatedError, so

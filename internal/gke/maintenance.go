@@ -44,6 +44,7 @@ func (c *Client) SetMaintenancePolicy(ctx context.Context, id ClusterID, policy 
 	if policy == nil {
 		policy = &containerpb.MaintenancePolicy{}
 	}
+	defer c.wroteCluster(id)()
 	return call(ctx, c, "SetMaintenancePolicy", func(ctx context.Context) (*containerpb.Operation, error) {
 		cluster, err := c.api.GetCluster(ctx, &containerpb.GetClusterRequest{Name: id.String()}, noRetry)
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 
 // SetNodePoolSize starts resizing a node pool to count nodes per zone.
 func (c *Client) SetNodePoolSize(ctx context.Context, id NodePoolID, count int) (*containerpb.Operation, error) {
-	defer c.wrote(id.Cluster)()
+	defer c.wrotePools(id.Cluster)()
 	return call(ctx, c, "SetNodePoolSize", func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.api.SetNodePoolSize(ctx, &containerpb.SetNodePoolSizeRequest{Name: id.String(), NodeCount: int32(count)}, noRetry)
 	})

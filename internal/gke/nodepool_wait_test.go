@@ -108,7 +108,7 @@ func waitPoolStatus(t *testing.T, id NodePoolID, status containerpb.NodePool_Sta
 	t.Helper()
 	c, ctx := testClient(t), testCtx(t)
 	testwait.For(t, fmt.Sprintf("node pool %s to be %s", id.Name, status), func() bool {
-		cluster, err := c.GetCluster(ctx, id.Cluster)
+		cluster, err := c.GetCluster(ctx, id.Cluster, Fresh)
 		if err != nil {
 			t.Log(err)
 			return false

@@ -119,14 +119,29 @@ func (c *Client) pollOperation(ctx context.Context, cluster ClusterID, op *conta
 		}
 		polls++
 	}
-	// What the operation changed may be in a list other reads share, made while it ran.
-	c.forget(cluster)
+	// What the operation changed may be in a read other reads share, made while it ran.
+	if nodePoolOperation(op.GetOperationType()) {
+		c.forgetPools(cluster)
+	} else {
+		c.forgetCluster(cluster)
+	}
 	c.durations.observe(op)
 	tflog.Debug(ctx, "GKE operation done", map[string]any{
 		"operation": op.GetName(), "type": op.GetOperationType().String(),
 		"polls": polls, "elapsed": time.Since(started).String(), "expected": expected.String(),
 	})
 	return false, operationError(op)
+}
+
+// nodePoolOperation is whether operations of type typ change node pools alone, leaving the
+// cluster's shared read (see reads.go). Any other type, one unknown included, forgets it.
+func nodePoolOperation(typ containerpb.Operation_Type) bool {
+	switch typ {
+	case containerpb.Operation_CREATE_NODE_POOL, containerpb.Operation_DELETE_NODE_POOL, containerpb.Operation_SET_NODE_POOL_MANAGEMENT,
+		containerpb.Operation_SET_NODE_POOL_SIZE, containerpb.Operation_UPGRADE_NODES:
+		return true
+	}
+	return false
 }
 
 // readUntilCreated reads pool id, whose hosts are up, until it is created: RUNNING, or
@@ -142,7 +157,7 @@ func (c *Client) readUntilCreated(ctx context.Context, id NodePoolID, op *contai
 		case containerpb.NodePool_RUNNING, containerpb.NodePool_RUNNING_WITH_ERROR:
 			// Created without its operation being seen DONE: what other reads share of the
 			// cluster may predate it.
-			c.forget(id.Cluster)
+			c.forgetPools(id.Cluster)
 			tflog.Debug(ctx, "GKE node pool created", map[string]any{
 				"operation": op.GetName(), "reads_after_hosts_up": reads, "elapsed": time.Since(started).String(),
 			})

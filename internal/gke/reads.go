@@ -11,34 +11,56 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Reads of node pools and of their sizes are shared within the provider process: one list of a
-// cluster's node pools serves every read of a pool of that cluster for SharedReadTTL, so that a
-// refresh or plan of a hundred slices, and the Ray resources that check them, costs one request
-// per cluster rather than one per slice. Every write raytpu sends to a cluster (a create, update,
-// resize or delete of it or of one of its pools), every operation on it seen DONE and every node
-// pool creation seen through forgets the cluster's lists, before and after the call: a read that
-// follows raytpu's own write lists again, and no read sees a state older than that write. A read
-// that must be the pool itself, such as one a write is computed from, passes Fresh.
+// Reads of clusters, of node pools and of their sizes are shared within the provider process:
+// one read of a cluster serves every read of it for SharedReadTTL, and one list of a cluster's
+// node pools every read of a pool of that cluster, so that a refresh or plan of a hundred slices,
+// and the Ray resources that check them, costs one request per cluster rather than one per slice.
+// Every write raytpu sends to a cluster's pools (a create, update, resize or delete), every
+// operation on them seen DONE and every node pool creation seen through forgets the cluster's
+// pool lists, before and after the call; a write to the cluster itself, or its operation seen
+// DONE, forgets its read too: a read that follows raytpu's own write reads again, and sees it. A
+// read that must be the object itself, such as one a write is computed from, passes Fresh.
+//
+// A write to a pool keeps the cluster's read: slice creations read their cluster for its version
+// and endpoint, which no pool write changes, and a hundred of them would otherwise read it once
+// each. The pools a shared cluster read holds may therefore predate raytpu's own pool writes: a
+// caller that needs them current reads them with GetNodePool or ListNodePools, or the cluster
+// with Fresh.
 
 func (c *Client) setClock(now func() time.Time) {
 	if now == nil {
 		now = time.Now
 	}
 	c.now = now
+	c.clusters = newSharedLists[*containerpb.Cluster](now, SharedReadTTL)
+	c.serverConfigs = newSharedLists[*containerpb.ServerConfig](now, SharedReadTTL)
 	c.pools = newSharedLists[[]*containerpb.NodePool](now, SharedReadTTL)
 	c.groups = newSharedLists[map[string]*compute.InstanceGroupManager](now, SharedReadTTL)
 }
 
-// wrote forgets what the shared lists hold of cluster, at once and again when the returned
-// function runs (deferred to the end of the write): a list made while the write was in flight may
+// wroteCluster forgets what the shared reads hold of cluster, at once and again when the returned
+// function runs (deferred to the end of the write): a read made while the write was in flight may
 // hold the state before it.
-func (c *Client) wrote(cluster ClusterID) func() {
-	c.forget(cluster)
-	return func() { c.forget(cluster) }
+func (c *Client) wroteCluster(cluster ClusterID) func() {
+	c.forgetCluster(cluster)
+	return func() { c.forgetCluster(cluster) }
 }
 
-// forget drops the shared lists of cluster.
-func (c *Client) forget(cluster ClusterID) {
+// wrotePools is wroteCluster for a write to one of cluster's node pools: the cluster's read is kept
+// (see above).
+func (c *Client) wrotePools(cluster ClusterID) func() {
+	c.forgetPools(cluster)
+	return func() { c.forgetPools(cluster) }
+}
+
+// forgetCluster drops the shared reads of cluster: its own and its pools'.
+func (c *Client) forgetCluster(cluster ClusterID) {
+	c.clusters.invalidate(cluster.String())
+	c.forgetPools(cluster)
+}
+
+// forgetPools drops the shared lists of cluster's node pools and of their sizes.
+func (c *Client) forgetPools(cluster ClusterID) {
 	c.pools.invalidate(cluster.String())
 	// A zone's instance groups are listed for a project, whichever cluster their pools are of.
 	c.groups.invalidate(cluster.Project)
@@ -101,18 +123,58 @@ func (c *Client) listNodePools(ctx context.Context, id ClusterID) ([]*containerp
 	return resp.GetNodePools(), nil
 }
 
-// GetCluster reads a cluster. Its answer holds the cluster's node pools, which then serve reads of
-// them as a list of its own would (see SharedReadTTL).
-func (c *Client) GetCluster(ctx context.Context, id ClusterID) (*containerpb.Cluster, error) {
-	gen, sent := c.pools.generation(id.String()), c.now()
+// GetCluster reads a cluster: from the read of it that other reads of this provider share (see
+// SharedReadTTL), or with Fresh from GKE. Its answer holds the cluster's node pools, which then
+// serve reads of them as a list of its own would. The caller gets its own copy.
+func (c *Client) GetCluster(ctx context.Context, id ClusterID, opts ...ReadOption) (*containerpb.Cluster, error) {
+	if fresh(opts) {
+		return c.getCluster(ctx, id)
+	}
+	cluster, err := c.clusters.get(ctx, id.String(), id.String(), func(ctx context.Context) (*containerpb.Cluster, error) {
+		return c.getCluster(ctx, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return cloneMessage(cluster), nil
+}
+
+// getCluster reads a cluster itself, and keeps the answer for the shared reads unless a write
+// came since it was sent.
+func (c *Client) getCluster(ctx context.Context, id ClusterID) (*containerpb.Cluster, error) {
+	clusterGen, poolsGen, sent := c.clusters.generation(id.String()), c.pools.generation(id.String()), c.now()
 	cluster, err := call(ctx, c, "GetCluster", func(ctx context.Context) (*containerpb.Cluster, error) {
 		return c.api.GetCluster(ctx, &containerpb.GetClusterRequest{Name: id.String()}, noRetry)
 	})
 	if err != nil {
 		return nil, err
 	}
-	c.keepNodePools(id, gen, sent, cluster)
+	// A shared read in flight (this very one, when not Fresh) is not replaced by put.
+	c.clusters.put(id.String(), id.String(), clusterGen, sent, cloneMessage(cluster))
+	c.keepNodePools(id, poolsGen, sent, cluster)
 	return cluster, nil
+}
+
+// GetServerConfig reads the versions on offer in a location: from the read that other reads of
+// this provider share (see SharedReadTTL), or with Fresh from GKE. No write of raytpu changes
+// them. The caller gets its own copy.
+func (c *Client) GetServerConfig(ctx context.Context, project, location string, opts ...ReadOption) (*containerpb.ServerConfig, error) {
+	read := func(ctx context.Context) (*containerpb.ServerConfig, error) {
+		return call(ctx, c, "GetServerConfig", func(ctx context.Context) (*containerpb.ServerConfig, error) {
+			return c.api.GetServerConfig(ctx, &containerpb.GetServerConfigRequest{
+				Name: fmt.Sprintf("projects/%s/locations/%s", project, location),
+			}, noRetry)
+		})
+	}
+	if fresh(opts) {
+		return read(ctx)
+	}
+	key := project + "/" + location
+	config, err := c.serverConfigs.get(ctx, key, key, read)
+	if err != nil {
+		return nil, err
+	}
+	return cloneMessage(config), nil
 }
 
 // keepNodePools keeps the node pools of cluster, read at sent as part of another answer (a
@@ -168,7 +230,10 @@ func (c *Client) listInstanceGroups(ctx context.Context, project, zone string) (
 }
 
 // clonePool is a copy of p that its reader may change.
-func clonePool(p *containerpb.NodePool) *containerpb.NodePool {
-	c, _ := proto.Clone(p).(*containerpb.NodePool)
+func clonePool(p *containerpb.NodePool) *containerpb.NodePool { return cloneMessage(p) }
+
+// cloneMessage is a copy of a shared answer that its reader may change.
+func cloneMessage[M proto.Message](m M) M {
+	c, _ := proto.Clone(m).(M)
 	return c
 }

@@ -2,6 +2,7 @@ package gke
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,6 +52,20 @@ func createCPUPools(t *testing.T, c *Client, names ...string) []NodePoolID {
 	return ids
 }
 
+// labelPool gives pool id the node label team=team, through c.
+func labelPool(t *testing.T, c *Client, id NodePoolID, team string) {
+	t.Helper()
+	ctx := testCtx(t)
+	op, err := c.UpdateNodePool(ctx, &containerpb.UpdateNodePoolRequest{Name: id.String(),
+		Labels: &containerpb.NodeLabels{Labels: map[string]string{"team": team}}})
+	if err == nil {
+		err = c.WaitForOperation(ctx, id.Cluster, op)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // The reads of a cluster's pools share one list until its lifetime ends; a write of the provider
 // to the cluster, and its operation, make the next read list again and see the write; Fresh
 // reads the pool itself; a pool the list lacks is read itself, so that GKE says it is not there.
@@ -89,14 +104,7 @@ func TestNodePoolReadsShareOneListOfTheCluster(t *testing.T) {
 
 	// A change of a pool by the provider: the read after it lists again and sees it.
 	want("a read after a write", callsDuring(t, func() {
-		op, err := c.UpdateNodePool(ctx, &containerpb.UpdateNodePoolRequest{Name: ids[0].String(),
-			Labels: &containerpb.NodeLabels{Labels: map[string]string{"team": "a"}}})
-		if err == nil {
-			err = c.WaitForOperation(ctx, testCluster, op)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		labelPool(t, c, ids[0], "a")
 		if got := get(ids[0]).GetConfig().GetLabels()["team"]; got != "a" {
 			t.Errorf("label after the update: %q, want a", got)
 		}
@@ -168,5 +176,115 @@ func TestNodePoolSizesShareOneListOfTheZone(t *testing.T) {
 	}
 	if got := sizes(); got[1] != 2 {
 		t.Errorf("size after a resize to 2: %d", got[1])
+	}
+}
+
+// The reads of a cluster share one read: readers at once wait for the one in flight and each gets
+// its own copy; a failed read is not kept; a write to one of its pools keeps it, a write to the
+// cluster itself forgets it so that the read after sees the write; Fresh reads the cluster itself;
+// and the read ages out with its lifetime.
+func TestClusterReadsAreShared(t *testing.T) {
+	ctx := testCtx(t)
+	clock := newFakeClock()
+	c := clientWithClock(t, clock)
+	get := func(opts ...ReadOption) *containerpb.Cluster {
+		t.Helper()
+		cluster, err := c.GetCluster(ctx, testCluster, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cluster
+	}
+	reads := func(what string, want int, f func()) {
+		t.Helper()
+		if n := callsDuring(t, f)["GetCluster"]; n != want {
+			t.Errorf("%s: %d GetCluster requests, want %d", what, n, want)
+		}
+	}
+
+	reads("eight readers at once", 1, func() {
+		got := make([]*containerpb.Cluster, 8)
+		var wg sync.WaitGroup
+		for i := range got {
+			wg.Go(func() { got[i] = get() })
+		}
+		wg.Wait()
+		got[0].Endpoint = "changed"
+		if got[1].GetEndpoint() == "changed" || get().GetEndpoint() == "changed" {
+			t.Error("a reader's copy changed with another's")
+		}
+	})
+
+	absent := ClusterID{Project: testCluster.Project, Location: testCluster.Location, Name: "absent"}
+	reads("two reads of a cluster that does not exist", 2, func() {
+		for range 2 {
+			if _, err := c.GetCluster(ctx, absent); !IsNotFound(err) {
+				t.Errorf("a cluster that does not exist: %v, want NotFound", err)
+			}
+		}
+	})
+
+	ids := createCPUPools(t, c, "kept-a")
+	reads("a read after a write to a pool", 0, func() {
+		labelPool(t, c, ids[0], "a")
+		get()
+	})
+
+	logging := "none"
+	if get().GetLoggingService() == logging {
+		logging = "logging.googleapis.com/kubernetes"
+	}
+	// A read while the update runs, and one after its operation is DONE, which sees it.
+	reads("reads during and after a write to the cluster", 2, func() {
+		op, err := c.UpdateCluster(ctx, testCluster, &containerpb.ClusterUpdate{DesiredLoggingService: logging})
+		if err != nil {
+			t.Fatal(err)
+		}
+		get()
+		if err := c.WaitForOperation(ctx, testCluster, op); err != nil {
+			t.Fatal(err)
+		}
+		if got := get().GetLoggingService(); got != logging {
+			t.Errorf("logging service after the update: %q, want %q", got, logging)
+		}
+		get()
+	})
+
+	reads("fresh reads", 2, func() {
+		get(Fresh)
+		get(Fresh)
+	})
+
+	clock.advance(SharedReadTTL - 1)
+	reads("within the lifetime", 0, func() { get() })
+	clock.advance(1)
+	reads("at the end of the lifetime", 1, func() { get() })
+}
+
+// The versions on offer in a location are read once for every reader, and again with Fresh or
+// for another location.
+func TestServerConfigReadsAreShared(t *testing.T) {
+	ctx := testCtx(t)
+	c := clientWithClock(t, newFakeClock())
+	get := func(location string, opts ...ReadOption) *containerpb.ServerConfig {
+		t.Helper()
+		sc, err := c.GetServerConfig(ctx, testCluster.Project, location, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	calls := callsDuring(t, func() {
+		first := get(testCluster.Location)
+		first.DefaultClusterVersion = "changed"
+		if get(testCluster.Location).GetDefaultClusterVersion() == "changed" {
+			t.Error("a reader's copy changed with another's")
+		}
+		get(testCluster.Location, Fresh)
+		get("europe-west4-a")
+		get("europe-west4-a")
+	})
+	if n := calls["GetServerConfig"]; n != 3 {
+		t.Errorf("%d GetServerConfig requests, want 3: one shared, one Fresh, one of another location", n)
 	}
 }

@@ -7,11 +7,12 @@ import (
 	"time"
 )
 
-// SharedReadTTL is how long one list of a cluster's node pools (or of a zone's instance groups)
-// serves the reads of one provider process. terraform-provider-google keeps its node pool and
-// instance group lists as long (resource_container_node_pool.go: a 30-second cache), which a
-// refresh or plan of a few hundred pools fits in; a list older than that, or one that raytpu's own
-// writes may have changed (see sharedLists.invalidate), is read again.
+// SharedReadTTL is how long one read of a cluster, of the versions on offer in a location, or one
+// list of a cluster's node pools (or of a zone's instance groups) serves the reads of one provider
+// process. terraform-provider-google keeps its node pool and instance group lists as long
+// (resource_container_node_pool.go: a 30-second cache), which a refresh or plan of a few hundred
+// pools fits in; a read older than that, or one that raytpu's own writes may have changed (see
+// sharedLists.invalidate), is made again.
 const SharedReadTTL = 30 * time.Second
 
 // ReadOption says how a read may be served.

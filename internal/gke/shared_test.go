@@ -3,8 +3,11 @@ package gke
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -194,5 +197,66 @@ func TestSharedListsPutOnlyWhatNoWriteOvertook(t *testing.T) {
 	s.put("c", "c", s.generation("c"), sent, 9) // sent before the list held
 	if v := mustGet(t, s, "c", "c", never); v != 1 {
 		t.Errorf("got %d, want the newer list kept", v)
+	}
+}
+
+// A reader waiting on a read that its maker's context cut short reads again, once: the cut read is
+// never handed out again, however soon the reader asks. In a synctest bubble time moves only once
+// every goroutine waits, so the wait below ends only if the waiting reader is stuck.
+func TestSharedListsRetryAReadCutByAnotherReader(t *testing.T) {
+	synctest.Test(t, sharedListsRetryAReadCutByAnotherReader)
+}
+
+func sharedListsRetryAReadCutByAnotherReader(t *testing.T) {
+	s := newSharedLists[int](time.Now, SharedReadTTL)
+	var calls atomic.Int32
+	started := make(chan struct{})
+	read := func(ctx context.Context) (int, error) {
+		if calls.Add(1) == 1 {
+			close(started)
+			<-ctx.Done()
+			return 0, ctx.Err()
+		}
+		return 7, nil
+	}
+	cut, cancel := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() {
+		_, err := s.get(cut, "c", "c", read)
+		first <- err
+	}()
+	<-started
+	second := make(chan error, 1)
+	go func() {
+		v, err := s.get(context.Background(), "c", "c", read)
+		if err == nil && v != 7 {
+			err = fmt.Errorf("got %d, want 7", v)
+		}
+		second <- err
+	}()
+	synctest.Wait() // the second reader waits on the first's read
+	cancel()
+	if err := <-first; !errors.Is(err, context.Canceled) {
+		t.Errorf("the cut reader got %v, want its own cancellation", err)
+	}
+	select {
+	case err := <-second:
+		if err != nil {
+			t.Errorf("the waiting reader got %v, want the list", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiting reader did not get the list")
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("%d reads, want 2: the cut one and one more", n)
+	}
+	// The invariant behind it: the moment a read has failed, the next reader makes a new one.
+	list, reader := s.claim("d", "d")
+	if !reader {
+		t.Fatal("the first claim of a key must make the read")
+	}
+	s.settle("d", list, 0, context.Canceled)
+	if again, reader := s.claim("d", "d"); !reader || again == list {
+		t.Error("a claim right after a failed read was handed that read instead of making a new one")
 	}
 }

@@ -60,7 +60,7 @@ func TestAccClusterAutoProvisioning_poolDefaultsAndForeignSettings(t *testing.T)
 				// manage, and the scope GKE adds itself. None of it is a diff.
 				PreConfig: func() {
 					c := testGKEClient(t)
-					cluster, err := c.GetCluster(context.Background(), id)
+					cluster, err := c.GetCluster(context.Background(), id, gke.Fresh)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -51,7 +51,7 @@ func gkeMaintenance(name string, want func(*containerpb.MaintenancePolicy) error
 			return err
 		}
 		defer c.Close()
-		cluster, err := c.GetCluster(context.Background(), gke.ClusterID{Project: testProject, Location: testLocation, Name: name})
+		cluster, err := c.GetCluster(context.Background(), gke.ClusterID{Project: testProject, Location: testLocation, Name: name}, gke.Fresh)
 		if err != nil {
 			return err
 		}

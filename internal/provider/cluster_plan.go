@@ -112,7 +112,7 @@ func meetsMinimum(current string, minimum tpu.Version) bool {
 // resolveMasterVersion is the exact control plane version to request for min_master_version:
 // the newest version of the cluster's release channel in its location that matches it.
 func (r *clusterResource) resolveMasterVersion(ctx context.Context, client *gke.Client, m clusterResourceModel) (string, error) {
-	sc, err := r.data.serverConfig(ctx, client, m.Project.ValueString(), m.Location.ValueString())
+	sc, err := client.GetServerConfig(ctx, m.Project.ValueString(), m.Location.ValueString())
 	if err != nil {
 		return "", fmt.Errorf("reading the GKE versions offered in %s: %w", m.Location.ValueString(), gke.Advised(err))
 	}

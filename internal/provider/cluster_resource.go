@@ -96,7 +96,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 		}
 	}
 	unlock()
-	resp.Diagnostics.Append(r.refresh(ctx, client, &plan, plan.WaitForKubeRay.ValueBool())...)
+	resp.Diagnostics.Append(r.refresh(ctx, client, &plan, plan.WaitForKubeRay.ValueBool(), gke.Fresh)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -164,7 +164,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	if !plan.AutoProvisioning.Equal(state.AutoProvisioning) {
 		desired, diags := expandAutoProvisioning(ctx, plan.AutoProvisioning)
 		resp.Diagnostics.Append(diags...)
-		current, err := client.GetCluster(ctx, id)
+		current, err := client.GetCluster(ctx, id, gke.Fresh) // the update is computed from it
 		if err != nil {
 			resp.Diagnostics.AddError("Error Updating Cluster", fmt.Sprintf("reading the autoscaling of raytpu_cluster (%s): %s", id, gke.WithAdvice(err)))
 			return
@@ -185,7 +185,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	if !plan.ResourceLabels.Equal(state.ResourceLabels) {
 		labels := map[string]string{}
 		resp.Diagnostics.Append(plan.ResourceLabels.ElementsAs(ctx, &labels, false)...)
-		cluster, err := client.GetCluster(ctx, id)
+		cluster, err := client.GetCluster(ctx, id, gke.Fresh) // for the fingerprint the write must carry
 		if err == nil {
 			err = mutateCluster(ctx, client, id, func(ctx context.Context) (*containerpb.Operation, error) {
 				return client.SetResourceLabels(ctx, id, labels, cluster.GetLabelFingerprint())
@@ -209,7 +209,8 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		}
 	}
 	plan.ID = state.ID
-	resp.Diagnostics.Append(r.refresh(ctx, client, &plan, plan.WaitForKubeRay.ValueBool())...)
+	// Fresh: a write to the system pool alone keeps the cluster's shared read, pools and all.
+	resp.Diagnostics.Append(r.refresh(ctx, client, &plan, plan.WaitForKubeRay.ValueBool(), gke.Fresh)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -261,12 +262,12 @@ func clusterAdoptedAttributes(id gke.ClusterID) map[string]any {
 	}
 }
 
-// refresh reads the cluster into m and, with waitForKubeRay, waits for the KubeRay CRDs. A
-// cluster that no longer exists leaves m.ID null.
-func (r *clusterResource) refresh(ctx context.Context, client *gke.Client, m *clusterResourceModel, waitForKubeRay bool) diag.Diagnostics {
+// refresh reads the cluster into m (as read asks: gke.Fresh after a write) and, with
+// waitForKubeRay, waits for the KubeRay CRDs. A cluster that no longer exists leaves m.ID null.
+func (r *clusterResource) refresh(ctx context.Context, client *gke.Client, m *clusterResourceModel, waitForKubeRay bool, read ...gke.ReadOption) diag.Diagnostics {
 	var diags diag.Diagnostics
 	id := m.clusterID()
-	cluster, err := client.GetCluster(ctx, id)
+	cluster, err := client.GetCluster(ctx, id, read...)
 	if gke.IsNotFound(err) {
 		m.ID = types.StringNull()
 		return diags

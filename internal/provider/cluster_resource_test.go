@@ -271,14 +271,14 @@ func TestAccCluster_reconcilingIsNotKubeRayGone(t *testing.T) {
 				PreConfig: func() {
 					setUpdateLatency(20 * time.Second)
 					c := testGKEClient(t)
-					cluster, err := c.GetCluster(context.Background(), id)
+					cluster, err := c.GetCluster(context.Background(), id, gke.Fresh)
 					if err == nil {
 						_, err = c.SetResourceLabels(context.Background(), id, cluster.GetResourceLabels(), cluster.GetLabelFingerprint())
 					}
 					if err != nil {
 						t.Fatal(err)
 					}
-					if cluster, err := c.GetCluster(context.Background(), id); err != nil || cluster.GetStatus().String() != "RECONCILING" {
+					if cluster, err := c.GetCluster(context.Background(), id, gke.Fresh); err != nil || cluster.GetStatus().String() != "RECONCILING" {
 						t.Fatalf("cluster %s while updated: %v, %v; want RECONCILING", id, cluster.GetStatus(), err)
 					}
 				},

@@ -86,7 +86,7 @@ func (b *actionBase) target(ctx context.Context, config tfsdk.Config, summary, v
 	if err != nil {
 		return fail("reading the node pool: %s", gke.WithAdvice(err))
 	}
-	cluster, err := b.data.cluster(ctx, client, id.Cluster)
+	cluster, err := client.GetCluster(ctx, id.Cluster)
 	if err != nil {
 		return fail("reading the cluster: %s", gke.WithAdvice(err))
 	}

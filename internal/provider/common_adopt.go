@@ -36,7 +36,7 @@ func adoptNodePool(ctx context.Context, client *gke.Client, id gke.NodePoolID, r
 
 // adoptCluster is adoptNodePool for CreateCluster.
 func adoptCluster(ctx context.Context, client *gke.Client, id gke.ClusterID, requested *containerpb.Cluster, createErr error) (*containerpb.Operation, error) {
-	existing, err := client.GetCluster(ctx, id)
+	existing, err := client.GetCluster(ctx, id, gke.Fresh) // what the lost create made, if anything
 	if err != nil {
 		return nil, createErr
 	}

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -41,10 +40,6 @@ type providerData struct {
 	client    *gke.Client
 	clientErr error
 
-	// clusters shares the slices' reads of their clusters, serverConfigs the reads of the
-	// versions on offer.
-	clusters      sharedReads[*containerpb.Cluster]
-	serverConfigs sharedReads[*containerpb.ServerConfig]
 	// planned are the slices the Ray resources of this run list.
 	planned plannedSlices
 }

@@ -37,7 +37,7 @@ func testClientsetE(cluster string) (kubernetes.Interface, error) {
 		return nil, err
 	}
 	defer c.Close()
-	cl, err := c.GetCluster(context.Background(), gke.ClusterID{Project: testProject, Location: testLocation, Name: cluster})
+	cl, err := c.GetCluster(context.Background(), gke.ClusterID{Project: testProject, Location: testLocation, Name: cluster}, gke.Fresh)
 	if err != nil {
 		return nil, err
 	}

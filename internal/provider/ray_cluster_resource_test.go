@@ -344,7 +344,7 @@ func replicaNotRunning(group string) resource.TestCheckFunc {
 func testKubeClient(t *testing.T, cluster string) *kube.Client {
 	t.Helper()
 	c := testGKEClient(t)
-	cl, err := c.GetCluster(context.Background(), gke.ClusterID{Project: testProject, Location: testLocation, Name: cluster})
+	cl, err := c.GetCluster(context.Background(), gke.ClusterID{Project: testProject, Location: testLocation, Name: cluster}, gke.Fresh)
 	if err != nil {
 		t.Fatal(err)
 	}

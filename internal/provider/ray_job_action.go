@@ -148,7 +148,7 @@ func (a *submitRayJobAction) Invoke(ctx context.Context, req action.InvokeReques
 		fail("%s", err)
 		return
 	}
-	gkeCluster, err := a.data.cluster(runCtx, client, cluster)
+	gkeCluster, err := client.GetCluster(runCtx, cluster)
 	if err != nil {
 		fail("reading the cluster: %s", gke.WithAdvice(err))
 		return

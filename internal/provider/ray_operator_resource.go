@@ -139,7 +139,7 @@ func (r *rayOperatorResource) Create(ctx context.Context, req resource.CreateReq
 		resp.Diagnostics.AddError("Error Enabling Ray Operator", fmt.Sprintf("creating raytpu_ray_operator (%s): %s", id, gke.WithAdvice(err)))
 		return
 	}
-	r.read(ctx, &plan, plan.WaitForKubeRay.ValueBool(), &resp.Diagnostics)
+	r.read(ctx, &plan, plan.WaitForKubeRay.ValueBool(), &resp.Diagnostics, gke.Fresh)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -177,7 +177,7 @@ func (r *rayOperatorResource) Update(ctx context.Context, req resource.UpdateReq
 			return
 		}
 	}
-	r.read(ctx, &plan, plan.WaitForKubeRay.ValueBool(), &resp.Diagnostics)
+	r.read(ctx, &plan, plan.WaitForKubeRay.ValueBool(), &resp.Diagnostics, gke.Fresh)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -221,7 +221,8 @@ func (r *rayOperatorResource) setAddon(ctx context.Context, id gke.ClusterID, en
 		return err
 	}
 	defer unlock()
-	cluster, err := client.GetCluster(ctx, id)
+	// Fresh: the add-ons written are these with the Ray Operator's changed.
+	cluster, err := client.GetCluster(ctx, id, gke.Fresh)
 	if err != nil {
 		return err
 	}
@@ -247,16 +248,17 @@ func (r *rayOperatorResource) setAddon(ctx context.Context, id gke.ClusterID, en
 	return nil
 }
 
-// read refreshes m from the cluster. It returns false when the cluster is gone or the add-on was
-// disabled outside Terraform, so that the next plan enables it again.
-func (r *rayOperatorResource) read(ctx context.Context, m *rayOperatorResourceModel, wait bool, diags *diag.Diagnostics) bool {
+// read refreshes m from the cluster, read as opts ask (gke.Fresh after a write). It returns false
+// when the cluster is gone or the add-on was disabled outside Terraform, so that the next plan
+// enables it again.
+func (r *rayOperatorResource) read(ctx context.Context, m *rayOperatorResourceModel, wait bool, diags *diag.Diagnostics, opts ...gke.ReadOption) bool {
 	id, _ := gke.ParseClusterID(m.Cluster.ValueString())
 	client, err := r.data.gkeClient(ctx)
 	if err != nil {
 		diags.AddError("GKE Client Error", fmt.Sprintf("reading raytpu_ray_operator (%s): %s", id, err))
 		return true
 	}
-	cluster, err := client.GetCluster(ctx, id)
+	cluster, err := client.GetCluster(ctx, id, opts...)
 	if gke.IsNotFound(err) {
 		return false
 	}

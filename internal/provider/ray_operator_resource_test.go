@@ -40,7 +40,7 @@ func clusterOutOfBand(id gke.ClusterID) (*containerpb.Cluster, error) {
 		return nil, err
 	}
 	defer c.Close()
-	return c.GetCluster(context.Background(), id)
+	return c.GetCluster(context.Background(), id, gke.Fresh)
 }
 
 func testGKEClient(t *testing.T) *gke.Client {
@@ -107,7 +107,7 @@ func waitKubeRayRemoved(t *testing.T, c *gke.Client, id gke.ClusterID) {
 	t.Helper()
 	ctx := testwait.Context(t)
 	for {
-		cluster, err := c.GetCluster(ctx, id)
+		cluster, err := c.GetCluster(ctx, id, gke.Fresh)
 		if err != nil {
 			t.Fatalf("reading %s: %v", id, err)
 		}

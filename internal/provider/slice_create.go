@@ -50,7 +50,7 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 		fail("%s", err)
 		return
 	}
-	cluster, err := r.data.cluster(ctx, client, clusterID)
+	cluster, err := client.GetCluster(ctx, clusterID)
 	if err != nil {
 		fail("reading the cluster: %s", gke.WithAdvice(err))
 		return

@@ -77,7 +77,7 @@ func (r *sliceResource) resolveNodeVersion(ctx context.Context, client *gke.Clie
 	var diags diag.Diagnostics
 	var offered []string
 	if v := written.ValueString(); v != "" && v != "-" {
-		sc, err := r.data.serverConfig(ctx, client, id.Project, id.Location)
+		sc, err := client.GetServerConfig(ctx, id.Project, id.Location)
 		if err != nil {
 			diags.AddAttributeError(path.Root("node_version"), "GKE Versions Unknown",
 				fmt.Sprintf("reading the GKE versions offered in %s: %s", id.Location, gke.WithAdvice(err)))
@@ -98,7 +98,7 @@ func (r *sliceResource) resolveNodeVersion(ctx context.Context, client *gke.Clie
 // the location matches.
 func (r *sliceResource) checkOffered(ctx context.Context, client *gke.Client, id gke.ClusterID, written string) diag.Diagnostics {
 	var diags diag.Diagnostics
-	sc, err := r.data.serverConfig(ctx, client, id.Project, id.Location)
+	sc, err := client.GetServerConfig(ctx, id.Project, id.Location)
 	if err != nil {
 		if !reportUnreachable(&diags, fmt.Sprintf("reading the GKE versions offered in %s", id.Location), err) {
 			tflog.Debug(ctx, "GKE versions not readable at plan time", map[string]any{"location": id.Location, "error": err.Error()})
@@ -213,7 +213,7 @@ func (r *sliceResource) planFromCluster(ctx context.Context, plan, state *sliceR
 	if client == nil {
 		return
 	}
-	cluster, err := r.data.cluster(ctx, client, id)
+	cluster, err := client.GetCluster(ctx, id)
 	switch {
 	case gke.IsNotFound(err):
 		// The cluster is created in the same apply: apply resolves the version.

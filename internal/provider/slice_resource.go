@@ -69,7 +69,7 @@ func (r *sliceResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	access, kept, diags := privateAccess(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	lookUp := func() bool {
-		cluster, err := r.data.cluster(ctx, client, id.Cluster)
+		cluster, err := client.GetCluster(ctx, id.Cluster)
 		if err != nil || accessOf(cluster) == access {
 			return false
 		}
