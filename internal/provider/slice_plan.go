@@ -33,9 +33,14 @@ func (r *sliceResource) ValidateConfig(ctx context.Context, req resource.Validat
 				"reserve its hosts another way. Shapes Ray accepts are listed in the provider's TPU reference.", s.Generation.Name, s.Topology))
 	}
 	if needsPolicy := s.Placement == tpu.PlacementWorkloadPolicy; !needsPolicy && !config.PlacementPolicyName.IsNull() {
+		why := fmt.Sprintf("%s %s is placed as %s", s.Generation.Name, s.Topology, s.Placement)
+		if !s.MultiHost {
+			// A workload policy carries a topology, which GKE refuses on one host (xpk#825).
+			why = fmt.Sprintf("%s %s is one host, and GKE refuses the topology a workload policy carries on a single-host "+
+				"pool (\"TPU topology can't be specified with single-host TPU slice pool\")", s.Generation.Name, s.Topology)
+		}
 		resp.Diagnostics.AddAttributeError(path.Root("placement_policy_name"), "Placement Policy Not Applicable",
-			fmt.Sprintf("placement_policy_name applies only to multi-host tpu7x slices; %s %s is placed as %s. Remove it.",
-				s.Generation.Name, s.Topology, s.Placement))
+			fmt.Sprintf("placement_policy_name applies only to multi-host tpu7x slices; %s. Remove it.", why))
 	}
 	resp.Diagnostics.Append(validateCapacity(ctx, config, s)...)
 	resp.Diagnostics.Append(tpuImageWarning(config.RayVersion, config.PythonVersion,

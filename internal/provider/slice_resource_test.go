@@ -251,6 +251,9 @@ resource "raytpu_slice" "test" {
 			step(`generation = "v6e"
   topology = "4x4"
   placement_policy_name = "p"`, `(?s)Placement Policy Not Applicable`),
+			step(`generation = "tpu7x"
+  topology = "1x1x1"
+  placement_policy_name = "p"`, `(?s)Placement Policy Not Applicable.*one\s+host.*"TPU\s+topology\s+can't\s+be\s+specified\s+with\s+single-host\s+TPU\s+slice\s+pool"`),
 			step(`generation = "v6e"
   topology = "4x4"
   spot = true
