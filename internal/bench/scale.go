@@ -243,6 +243,12 @@ const scaleNotes = `- Row 6 applies a cluster, then many single-host slices and 
   up to 5 node pools of a cluster at once, so the slices cannot be ready sooner than the wave limit.
   Their GKE calls are the apply's outside the RayCluster's apply (its claims and checks of its
   slices are its own); the plans read the whole state: the cluster, every slice and the RayCluster.
+- The same pools as terraform-provider-google's google_container_node_pool (built from its source at
+  e03b762, measured by hand once on this emulator with these latencies, 2 busy CPUs): 24 pools
+  ready in 31.3 s, 6.50 GKE calls a pool (CreateNodePool 54: it sends past GKE's five operations at
+  once and retries what the quota refuses), a refresh and a plan in 2 calls each (ListNodePools and
+  instanceGroupManagers.list); 144 pools ready in 161.5 s against a wave limit of about 145 s, 6.24
+  calls a pool (CreateNodePool 292), a refresh and a plan in 2 calls each.
 `
 
 // scaleSummary is row 6 for the JSON summary.
