@@ -237,15 +237,25 @@ func (c *Client) DeleteHistoryServer(ctx context.Context, ns, name string) error
 }
 
 // WaitHistoryServerReady waits until the History Server ns/name has rolled out: one ready Pod of
-// its latest spec.
+// its latest spec. A timeout says what the last read that completed found (the last read, cut short
+// by the deadline, often does not).
 func (c *Client) WaitHistoryServerReady(ctx context.Context, ns, name string, poll time.Duration) (HistoryServerStatus, error) {
-	var st HistoryServerStatus
+	var (
+		last HistoryServerStatus
+		read bool
+	)
 	err := waitFor(ctx, poll, func(ctx context.Context) (bool, error) {
-		var err error
-		st, err = c.GetHistoryServer(ctx, ns, name)
-		return err == nil && st.RolledOut, err
+		st, err := c.GetHistoryServer(ctx, ns, name)
+		if err != nil {
+			return false, err
+		}
+		last, read = st, true
+		return st.RolledOut, nil
 	}, func(waited time.Duration) string {
-		return fmt.Sprintf("the History Server %s/%s has no ready Pod of its latest spec after %s (%s)", ns, name, waited, st.Waiting)
+		if !read {
+			return fmt.Sprintf("the History Server %s/%s could not be read in %s", ns, name, waited)
+		}
+		return fmt.Sprintf("the History Server %s/%s has no ready Pod of its latest spec after %s (%s)", ns, name, waited, last.Waiting)
 	})
-	return st, err
+	return last, err
 }
