@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
+	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -169,7 +171,46 @@ func (c *Client) DeleteRayService(ctx context.Context, namespace, name string) e
 			return err
 		}
 	}
-	return nil
+	return c.deleteRayServiceServices(ctx, namespace, name)
+}
+
+// deleteRayServiceServices deletes the head and Serve Services KubeRay made for RayService
+// namespace/name and waits until they are gone. A RayService made again under the name (a
+// replacement) must find none: KubeRay would take a Service it finds over by copying the new spec
+// onto it with the old clusterIP and annotations (ray-operator v1.5.0 rayservice_controller.go,
+// reconcileServices), which for a headless head Service of another type the API server refuses.
+func (c *Client) deleteRayServiceServices(ctx context.Context, namespace, name string) error {
+	selector := originatedFromNameLabel + "=" + name + "," + originatedFromCRDLabel + "=" + RayServiceKind
+	list := func(ctx context.Context) ([]corev1.Service, error) {
+		l, err := c.core.Services(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return nil, fmt.Errorf("kube: listing the Services of RayService %s/%s: %w", namespace, name, c.explain(err))
+		}
+		return l.Items, nil
+	}
+	services, err := list(ctx)
+	if err != nil {
+		return err
+	}
+	for _, svc := range services {
+		if err := c.core.Services(namespace).Delete(ctx, svc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("kube: deleting Service %s/%s: %w", namespace, svc.Name, c.explain(err))
+		}
+	}
+	var left []string
+	return waitFor(ctx, 0, func(ctx context.Context) (bool, error) {
+		services, err := list(ctx)
+		if err != nil {
+			return false, err
+		}
+		left = left[:0]
+		for _, svc := range services {
+			left = append(left, svc.Name)
+		}
+		return len(left) == 0, nil
+	}, func(waited time.Duration) string {
+		return fmt.Sprintf("kube: the Services %s of RayService %s/%s are still there after %s", strings.Join(left, ", "), namespace, name, waited)
+	})
 }
 
 func (c *Client) rayServiceError(action, namespace, name string, err error) error {

@@ -239,7 +239,8 @@ func rayHeadSchema() schema.SingleNestedAttribute {
 					"an internal passthrough Network Load Balancer, reached from the VPC), `LoadBalancer` (an external one, only with " +
 					"`load_balancer_source_ranges`, and the plan warns) or `NodePort`. On a `raytpu_ray_cluster` a change recreates " +
 					"the Service, not the Pods; on a `raytpu_ray_service` it is an upgrade (KubeRay hashes the head Service with the " +
-					"head: the page's table of changes).",
+					"head: the page's table of changes), except off `ClusterIP` and to or from `InternalLoadBalancer`, which KubeRay's " +
+					"upgrade cannot apply to the Services it keeps: those need `upgrade_strategy = \"Recreate\"`.",
 				Validators: []validator.String{stringvalidator.OneOf(serviceClusterIP, serviceInternalLB, serviceExternalLB, serviceNodePort)},
 			},
 			"load_balancer_source_ranges": schema.ListAttribute{

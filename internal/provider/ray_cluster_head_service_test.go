@@ -51,27 +51,27 @@ func TestAccRayCluster_headService(t *testing.T) {
 			{
 				Config: testAccHeadServiceConfig(cluster, ``),
 				Check: resource.ComposeTestCheckFunc(
-					headService(t, cluster, "ClusterIP", "", nil),
+					headService(t, cluster, "svc-head-svc", "ClusterIP", "", nil),
 					func(*terraform.State) error { headUID = string(rayPodsOf(t, cluster, "svc", "")[0].UID); return nil },
 				),
 			},
 			{
 				Config: testAccHeadServiceConfig(cluster, `service_type = "InternalLoadBalancer", load_balancer_source_ranges = ["10.0.0.0/8"]`),
-				Check:  resource.ComposeTestCheckFunc(headService(t, cluster, "LoadBalancer", "Internal", []string{"10.0.0.0/8"}), headKept(t, cluster, &headUID)),
+				Check:  resource.ComposeTestCheckFunc(headService(t, cluster, "svc-head-svc", "LoadBalancer", "Internal", []string{"10.0.0.0/8"}), headKept(t, cluster, &headUID)),
 			},
 			{
 				Config: testAccHeadServiceConfig(cluster, `service_type = "LoadBalancer", load_balancer_source_ranges = ["203.0.113.0/24"]`),
-				Check:  resource.ComposeTestCheckFunc(headService(t, cluster, "LoadBalancer", "", []string{"203.0.113.0/24"}), headKept(t, cluster, &headUID)),
+				Check:  resource.ComposeTestCheckFunc(headService(t, cluster, "svc-head-svc", "LoadBalancer", "", []string{"203.0.113.0/24"}), headKept(t, cluster, &headUID)),
 			},
 		},
 	})
 }
 
-// headService checks the type, GKE's load balancer type annotation and source ranges of the head
-// Service of RayCluster svc.
-func headService(t *testing.T, cluster, typ, lbType string, ranges []string) resource.TestCheckFunc {
+// headService checks the type, GKE's load balancer type annotation and source ranges of the
+// Service name (a head Service) in namespace default.
+func headService(t *testing.T, cluster, name, typ, lbType string, ranges []string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		svc, err := testClientset(t, cluster).CoreV1().Services("default").Get(context.Background(), "svc-head-svc", metav1.GetOptions{})
+		svc, err := testClientset(t, cluster).CoreV1().Services("default").Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}

@@ -263,6 +263,12 @@ var serviceChangeKinds = []serviceChangeKind{
 	{change: "`ray_version`, `python_version`, `image`, `history_server`, anything of `head` (`service_type` included: KubeRay hashes " +
 		"the head Service with the head), a worker group's `cpu`, `memory`, `ray_start_params` or Pod settings", class: kube.ConfigNewCluster,
 		mutate: func(s *kube.RayServiceSpec) { s.Head.ServiceType = "NodePort" }},
+	{change: "`head.service_type` off `ClusterIP`, or to or from `InternalLoadBalancer` where a load balancer stays: on an upgrade KubeRay " +
+		"keeps the head and Serve Services, copying the new spec onto them with their old clusterIP (`None` for a ClusterIP head) and " +
+		"annotations", class: kube.ConfigNewCluster,
+		mutate:    func(s *kube.RayServiceSpec) { s.Head.ServiceType = "LoadBalancer" },
+		appliedBy: "raytpu: a replacement (`\"Recreate\"`), which makes the Services anew; KubeRay's upgrade cannot apply it",
+		plan:      "refused with `NewCluster`, with the options; with `Recreate`, a replacement"},
 	{change: "a slice replaced under its id by one of another shape", class: kube.ConfigNewCluster,
 		mutate:    func(s *kube.RayServiceSpec) { s.Groups[0].NumOfHosts *= 2 },
 		appliedBy: "raytpu: a replacement, whatever the strategy (the RayCluster that serves has lost the slice)",

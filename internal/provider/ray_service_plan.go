@@ -107,6 +107,7 @@ func (r *rayServiceResource) ModifyPlan(ctx context.Context, req resource.Modify
 	case newCluster && !upgrade:
 		resp.RequiresReplace.Append(changes...)
 	case upgrade:
+		checkHeadServiceUpgrade(ctx, plan.rayConfigModel, state.rayConfigModel, &resp.Diagnostics)
 		planUpgrade(ctx, &plan, state, changes, &resp.Diagnostics)
 	case !state.InSync.IsNull() && !state.InSync.ValueBool(), slices == slicesUnclaimed:
 		// Not what the configuration and the slices ask for: an apply brings the RayService and its

@@ -157,8 +157,31 @@ func TestAccRayService_servesOnSlicesUpdatesInPlaceImportDrift(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{at(rayServiceAddress, "healthy", knownvalue.Bool(true))},
 				Check:             placementOnSlicesOf(rayServiceAddress, "tpu", 4, "slice-a", "slice-b"),
 			},
+			{
+				// The head Service off ClusterIP: an upgrade cannot move it (KubeRay keeps the headless
+				// Service), so the plan says so and what works.
+				Config:      nodePortHead(updated),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Head Service Type Not Changeable By An Upgrade.*"ClusterIP".*"NodePort".*headless.*upgrade_strategy\s+=\s+"Recreate"`),
+			},
+			{
+				// Replaced instead, the RayService gets a Service of the new type.
+				Config: nodePortHead(testAccRayServiceConfig(cluster, testServeConfig("llm", "embed"), `upgrade_strategy = "Recreate"`)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(rayServiceAddress, plancheck.ResourceActionReplace),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{at(rayServiceAddress, "healthy", knownvalue.Bool(true))},
+				Check: resource.ComposeTestCheckFunc(headService(t, cluster, "llm-head-svc", "NodePort", "", nil),
+					placementOnSlicesOf(rayServiceAddress, "tpu", 4, "slice-a", "slice-b")),
+			},
 		},
 	})
+}
+
+// nodePortHead is config with its RayService's head on a NodePort Service.
+func nodePortHead(config string) string {
+	return strings.Replace(config, `ray_start_params = { "dashboard-host" = "0.0.0.0" }`,
+		`ray_start_params = { "dashboard-host" = "0.0.0.0" }`+"\n    service_type     = \"NodePort\"", 1)
 }
 
 // An upgrade on spare slices: KubeRay brings up a second RayCluster on them, which serves once

@@ -89,3 +89,32 @@ func TestParseRayServiceImportID(t *testing.T) {
 		}
 	}
 }
+
+// An upgrade moves the head Services as KubeRay v1.5.0 can: off ClusterIP (a headless Service) and
+// to or from an internal load balancer (an annotation it does not copy) it cannot.
+func TestHeadServiceUpgradeRefusal(t *testing.T) {
+	for _, tc := range []struct {
+		was, now string
+		refused  string // what the reason says, "" when the upgrade can move the Services
+	}{
+		{serviceClusterIP, serviceClusterIP, ""},
+		{serviceClusterIP, serviceNodePort, "clusterIP None"},
+		{serviceClusterIP, serviceExternalLB, "for type LoadBalancer"},
+		{serviceClusterIP, serviceInternalLB, "for type LoadBalancer"},
+		{serviceNodePort, serviceExternalLB, ""},
+		{serviceExternalLB, serviceNodePort, ""},
+		{serviceNodePort, serviceClusterIP, ""},
+		{serviceExternalLB, serviceClusterIP, ""},
+		{serviceNodePort, serviceInternalLB, "an external load balancer instead of an internal one"},
+		{serviceExternalLB, serviceInternalLB, "an external load balancer instead of an internal one"},
+		{serviceInternalLB, serviceExternalLB, "an external load balancer, as before"},
+		// The annotation left on a NodePort or ClusterIP Service gives it no load balancer.
+		{serviceInternalLB, serviceNodePort, ""},
+		{serviceInternalLB, serviceClusterIP, ""},
+	} {
+		got := headServiceUpgradeRefusal(tc.was, tc.now)
+		if (got == "") != (tc.refused == "") || !strings.Contains(got, tc.refused) {
+			t.Errorf("%s → %s: %q, want %s", tc.was, tc.now, got, map[bool]string{true: "no refusal", false: "a refusal saying " + tc.refused}[tc.refused == ""])
+		}
+	}
+}
