@@ -20,38 +20,43 @@ import (
 // distinct hosts of one slice; without, it reads the Pods once. It reports whether the Pods run on
 // whole slices.
 func observeRayPods(ctx context.Context, k *kube.Client, w *kube.RayClusterWatch, rc *rayv1.RayCluster, out *rayOutputsModel, action string, diags *diag.Diagnostics) bool {
+	if w == nil {
+		pods, err := k.RayClusterPods(ctx, rc.Namespace, rc.Name)
+		return observedRayPods(ctx, k, false, pods, err, rc, out, action, diags)
+	}
 	want := expectationsOf(rc)
 	templates := kube.TemplatesOf(rc)
-	var (
-		pods []kube.RayPod
-		err  error
-	)
-	if w != nil {
-		pods, err = w.WaitForPods(ctx, func(p []kube.RayPod) bool { return settled(p, templates, want) })
-		switch {
-		case errors.Is(err, kube.ErrServeFailed):
-			// The watch follows a RayService too, whose failure ends the wait.
-			diags.AddError("RayService Failed", fmt.Sprintf("%s: %s. Fix the Serve config (or the image it imports from) and apply again.", action, err))
-		case err != nil:
-			diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: %s. %sWorkers stay Pending while no slice of their shape is free: "+
-				"check the slices' hosts, and for auto-provisioned groups the cluster's node auto-provisioning limits. %s", action, err,
-				waitingGroups(pods, want), nextApply(action)))
-		}
-	} else {
-		pods, err = k.RayClusterPods(ctx, rc.Namespace, rc.Name)
-		if err != nil {
-			diags.AddWarning("RayCluster Pods Unknown", fmt.Sprintf("%s: %s", action, err))
-		}
+	pods, err := w.WaitForPods(ctx, func(p []kube.RayPod) bool { return settled(p, templates, want) })
+	switch {
+	case errors.Is(err, kube.ErrServeFailed):
+		// The watch follows a RayService too, whose failure ends the wait.
+		diags.AddError("RayService Failed", fmt.Sprintf("%s: %s. Fix the Serve config (or the image it imports from) and apply again.", action, err))
+	case err != nil:
+		diags.AddError("RayCluster Not Running", fmt.Sprintf("%s: %s. %sWorkers stay Pending while no slice of their shape is free: "+
+			"check the slices' hosts, and for auto-provisioned groups the cluster's node auto-provisioning limits. %s", action, err,
+			waitingGroups(pods, want), nextApply(action)))
+	}
+	return observedRayPods(ctx, k, true, pods, err, rc, out, action, diags)
+}
+
+// observedRayPods fills healthy and placement from pods, the Pods of rc as a read of them (err its
+// error) or, waited, a wait for them to settle found them; after a wait a replica not whole on one
+// slice is an error. It reports whether the Pods run on whole slices.
+func observedRayPods(ctx context.Context, k *kube.Client, waited bool, pods []kube.RayPod, err error, rc *rayv1.RayCluster, out *rayOutputsModel,
+	action string, diags *diag.Diagnostics) bool {
+	want := expectationsOf(rc)
+	if !waited && err != nil {
+		diags.AddWarning("RayCluster Pods Unknown", fmt.Sprintf("%s: %s", action, err))
 	}
 	problems := placementProblems(pods, want)
-	if w != nil && err == nil && len(problems) > 0 {
+	if waited && err == nil && len(problems) > 0 {
 		diags.AddError("Ray Workers Not On Whole Slices", fmt.Sprintf("%s: %v. Each replica must run on distinct hosts of one slice, "+
 			"whose ICI links them.", action, problems))
 	}
-	if w != nil && err == nil {
+	if waited && err == nil {
 		warnSparesWithoutIndexing(pods, want, action, diags)
 	}
-	out.Healthy = types.BoolValue(settled(pods, templates, want) && len(problems) == 0 && everyWorkerRunning(pods))
+	out.Healthy = types.BoolValue(settled(pods, kube.TemplatesOf(rc), want) && len(problems) == 0 && everyWorkerRunning(pods))
 	out.Placement = flattenPlacement(pods)
 	out.GroupSlices = groupSliceRoles(ctx, k, pods, want)
 	return err == nil && len(problems) == 0

@@ -30,11 +30,17 @@ func (r *rayServiceResource) readInto(ctx context.Context, client *gke.Client, k
 	}
 	// The RayCluster KubeRay made from the rayClusterConfig, as it stands.
 	var (
-		rc    *rayv1.RayCluster
-		rcErr error
+		rc      *rayv1.RayCluster
+		rcErr   error
+		pods    []kube.RayPod
+		podsErr error
 	)
 	if cluster != "" {
 		rc, rcErr = k.GetRayCluster(ctx, rs.Namespace, cluster)
+	}
+	if rc != nil && rcErr == nil {
+		// Listed once, for both what the RayCluster runs (rayClusterServes) and the outputs.
+		pods, podsErr = k.RayClusterPods(ctx, rs.Namespace, cluster)
 	}
 	ok, why := rayServiceInSync(ctx, k, rs, kube.RayServiceSpec{RayClusterSpec: spec, ServeConfigV2: state.ServeConfigV2.ValueString(),
 		DeletionDelaySeconds: int32(state.DeletionDelay.ValueInt64())}, groups, resolving)
@@ -42,8 +48,10 @@ func (r *rayServiceResource) readInto(ctx context.Context, client *gke.Client, k
 	case !ok || cluster == "":
 	case rcErr != nil:
 		ok, why = false, rcErr.Error()
+	case podsErr != nil:
+		ok, why = false, podsErr.Error()
 	default:
-		ok, why = rayClusterServes(ctx, k, rs, rc, groups)
+		ok, why = rayClusterServes(ctx, k, rs, rc, pods, groups)
 	}
 	if !ok {
 		diags.AddWarning("RayService Not As Configured", fmt.Sprintf("%s: %s. The next apply brings the RayService in line with the "+
@@ -58,7 +66,7 @@ func (r *rayServiceResource) readInto(ctx context.Context, client *gke.Client, k
 	case rcErr != nil:
 		diags.AddWarning("RayCluster Pods Unknown", fmt.Sprintf("%s: %s", action, rcErr))
 	default:
-		podsHealthy = observeRayPods(ctx, k, nil, rc, &state.rayOutputsModel, action, diags) && state.Healthy.ValueBool()
+		podsHealthy = observedRayPods(ctx, k, false, pods, podsErr, rc, &state.rayOutputsModel, action, diags) && state.Healthy.ValueBool()
 	}
 	state.setServeStatus(rs, podsHealthy)
 }
@@ -92,10 +100,10 @@ func rayServiceInSync(ctx context.Context, k *kube.Client, rs *rayv1.RayService,
 }
 
 // rayClusterServes tells whether rc, the RayCluster that serves, is what the RayService asks for, as
-// its Pods show it: made from the RayService's rayClusterConfig (KubeRay's hash on it), each group
+// its Pods (pods) show it: made from the RayService's rayClusterConfig (KubeRay's hash on it), each group
 // with its replicas, none of them on a slice its group no longer has, and no RayCluster of the
 // RayService left beside it (one an upgrade replaced, which holds its slices until it is gone).
-func rayClusterServes(ctx context.Context, k *kube.Client, rs *rayv1.RayService, rc *rayv1.RayCluster, groups []resolvedGroup) (bool, string) {
+func rayClusterServes(ctx context.Context, k *kube.Client, rs *rayv1.RayService, rc *rayv1.RayCluster, pods []kube.RayPod, groups []resolvedGroup) (bool, string) {
 	cluster := rc.Name
 	if rs.Status.PendingServiceStatus.RayClusterName == "" {
 		if change, err := kube.ClassifyAgainstCluster(rc, rs.Spec.RayClusterSpec); err != nil || change != kube.ConfigSame {
@@ -109,10 +117,6 @@ func rayClusterServes(ctx context.Context, k *kube.Client, rs *rayv1.RayService,
 		if have := rc.Spec.WorkerGroupSpecs[i].Replicas; have == nil || int(*have) != g.Replicas {
 			return false, fmt.Sprintf("worker group %q of RayCluster %s is not set to %d replicas", g.Name, cluster, g.Replicas)
 		}
-	}
-	pods, err := k.RayClusterPods(ctx, rs.Namespace, cluster)
-	if err != nil {
-		return false, err.Error()
 	}
 	if leaving := leavingReplicas(pods, groups); len(leaving) > 0 {
 		return false, fmt.Sprintf("Pod %s of worker group %q runs on node pool %s, which is not one of the group's slices", leaving[0].Name,
