@@ -73,6 +73,11 @@ func TestAccRayCluster_changeMatrix(t *testing.T) {
 	base := []string{workerGroups(sliceGroup("tpu", "a", ""), sliceGroup("one", "one", ""))}
 	config := rayMatrixConfig(cluster, slices, rayClusterAddress, base)
 	steps := changeMatrixSteps(rayClusterAddress, changeMatrices["ray_cluster"], config)
+	// The base has no head: its defaults set first, then in other texts, and back.
+	const head = `head = { cpu = "1", memory = "2Gi" }`
+	steps = append(steps, resource.TestStep{Config: config(head)})
+	steps = append(steps, quantityTextSteps(rayClusterAddress, config, `head = { cpu = "1000m", memory = "2048Mi" }`, head)...)
+	steps = append(steps, resource.TestStep{Config: config("")})
 	runsAsConfigured(cluster, rayClusterAddress, steps)
 	accTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }
@@ -119,6 +124,8 @@ func TestAccRayService_changeMatrix(t *testing.T) {
 	for _, c := range changeMatrices["ray_service"] {
 		steps = append(steps, step(c.attribute, c.changed, false), step(c.attribute+" back", c.back, false))
 	}
+	steps = append(steps, quantityTextSteps(rayServiceAddress, config, strings.Replace(serviceHead, "}", `}, cpu = "1000m", memory = "2048Mi"`, 1), "",
+		plancheck.ExpectKnownValue(rayServiceAddress, tfjsonpath.New("ray_cluster_name"), knownvalue.StringRegexp(regexp.MustCompile(`^llm-`))))...)
 	for _, c := range rayServiceChanges {
 		steps = append(steps, step(c.change, c.changed, c.newCluster), step(c.change+": back", c.back, c.backNewCluster))
 	}
@@ -153,6 +160,21 @@ func TestAccRayOperator_changeMatrix(t *testing.T) {
 		CheckDestroy:             rayAddonEnabled(id, false),
 		Steps:                    changeMatrixSteps("raytpu_ray_operator.test", changeMatrices["ray_operator"], config),
 	})
+}
+
+// quantityTextSteps edit the head's quantities to other texts of the same quantities (edited, from
+// the default "1" and "2Gi"), and back: Terraform plans an update of the texts, which keeps what the
+// state reports of the running RayCluster (more checks it), and the apply asks nothing of it.
+func quantityTextSteps(address string, config func(string) string, edited, back string, more ...plancheck.PlanCheck) []resource.TestStep {
+	checks := append([]plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate),
+		plancheck.ExpectKnownValue(address, tfjsonpath.New("healthy"), knownvalue.Bool(true)),
+		plancheck.ExpectKnownValue(address, tfjsonpath.New("placement"), knownvalue.NotNull()),
+	}, more...)
+	return []resource.TestStep{
+		{Config: config(edited), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: checks}},
+		{Config: config(back), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: checks}},
+	}
 }
 
 // slicePools are the node pools of the state's raytpu_slice resources, by id.

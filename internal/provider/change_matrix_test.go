@@ -64,8 +64,8 @@ var changeMatrices = map[string][]inPlaceChange{
 	"ray_cluster": {
 		{"head", `head = { service_type = "NodePort" }`, ""},
 		{"history_server", historyServerHCL, ""},
-		// Unset again, image would keep the image of the state.
-		{"image", `image = "us-docker.pkg.dev/raytpu-acc/ray/ray:2.55.0-tpu"`, `image = "rayproject/ray:2.55.0-py310-tpu"`},
+		// Unset again, image is the default of ray_version and python_version again.
+		{"image", `image = "us-docker.pkg.dev/raytpu-acc/ray/ray:2.55.0-tpu"`, ""},
 		{"python_version", `python_version = "3.11"`, ""},
 		{"ray_version", `ray_version = "2.55.1"`, ""},
 		{"timeouts", `timeouts = { update = "45m" }`, ""},

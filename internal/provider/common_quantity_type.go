@@ -16,7 +16,8 @@ import (
 // API server hands back only its canonical form ("0.5" comes back "500m", "2048Mi" "2Gi"), so two
 // texts of one quantity are equal: a read or an apply keeps the configured text in the state, and
 // the next plan finds nothing to change. Editing the configuration from one text to another of
-// the same quantity still plans an update, once: Terraform plans the configured text.
+// the same quantity still plans an update, once: Terraform plans the configured text; that update
+// keeps what the state reports and asks nothing of the cluster (common_quantity_edit.go).
 
 var (
 	_ basetypes.StringTypable                    = quantityType{}

@@ -135,13 +135,30 @@ func (b *resourceBase) planRayConfig(ctx context.Context, config tfsdk.Config, p
 	return b.checkRaySlices(ctx, *plan, prior, k, diags)
 }
 
+// imageDefaulted reports whether planRayOutputs gave plan the default image in place of the one
+// Terraform proposed (the state's, once image is removed from the configuration). Terraform saw
+// no change then, so the framework left every computed attribute as the state has it: the caller
+// plans them as for any change of what the RayCluster is made of.
+func imageDefaulted(ctx context.Context, proposed tfsdk.Plan, plan rayConfigModel) bool {
+	var image types.String
+	if proposed.GetAttribute(ctx, path.Root("image"), &image).HasError() {
+		return false
+	}
+	return !image.IsUnknown() && !image.Equal(plan.Image)
+}
+
 // planRayOutputs fills what the plan can know of a RayCluster: the image, Ray's names, the head's
 // addresses.
 func planRayOutputs(ctx context.Context, config tfsdk.Config, plan *rayConfigModel, out *rayOutputsModel, diags *diag.Diagnostics) {
-	if plan.Image.IsUnknown() && !plan.RayVersion.IsUnknown() && !plan.PythonVersion.IsUnknown() {
-		var image types.String
-		diags.Append(config.GetAttribute(ctx, path.Root("image"), &image)...)
-		if image.IsNull() {
+	// An image left out is the default always, not only when the plan has it unknown: Terraform
+	// proposes the prior image for an Optional+Computed attribute whose configuration went null, so
+	// removing image alone would otherwise plan nothing and keep the old image.
+	var image types.String
+	diags.Append(config.GetAttribute(ctx, path.Root("image"), &image)...)
+	if image.IsNull() {
+		if plan.RayVersion.IsUnknown() || plan.PythonVersion.IsUnknown() {
+			plan.Image = types.StringUnknown()
+		} else {
 			plan.Image = types.StringValue(tpu.RayImage(plan.RayVersion.ValueString(), plan.PythonVersion.ValueString()))
 		}
 	}

@@ -48,12 +48,18 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if state != nil {
 		prior = &rayPlanState{config: state.rayConfigModel, settings: state.GroupSettings}
 	}
-	if r.planRayConfig(ctx, req.Config, &plan.rayConfigModel, &plan.rayOutputsModel, prior, rayClusterKind, &resp.Diagnostics) != slicesSame {
+	reapply := r.planRayConfig(ctx, req.Config, &plan.rayConfigModel, &plan.rayOutputsModel, prior, rayClusterKind, &resp.Diagnostics) != slicesSame ||
+		imageDefaulted(ctx, req.Plan, plan.rayConfigModel)
+	if reapply {
 		// A slice replaced keeps its id, so without this the plan would be empty, and at apply
-		// Terraform would skip the update planned while the id was unknown.
+		// Terraform would skip the update planned while the id was unknown. An image defaulted
+		// again restarts the Pods.
 		planReapply(&plan.rayOutputsModel)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	if !reapply && state != nil && state.InSync.ValueBool() && quantityTextEdit(ctx, resp.Plan, req.State) {
+		resp.Diagnostics.Append(keepComputed(ctx, &resp.Plan, req.State)...)
+	}
 }
 
 func orNone(s []string) string {

@@ -79,6 +79,12 @@ func (r *rayServiceResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	plan.setAddresses()
 	planRayOutputs(ctx, req.Config, &plan.rayConfigModel, &plan.rayOutputsModel, &resp.Diagnostics)
+	defaulted := imageDefaulted(ctx, req.Plan, plan.rayConfigModel)
+	if defaulted {
+		// As the framework plans any other change: what KubeRay makes of it is known after.
+		planReapply(&plan.rayOutputsModel)
+		plan.RayClusterName, plan.Applications = types.StringUnknown(), types.MapUnknown(types.StringType)
+	}
 	if req.State.Raw.IsNull() {
 		checkDeletionDelay(ctx, plan, &resp.Diagnostics)
 		plan.InSync = types.BoolValue(true)
@@ -127,6 +133,9 @@ func (r *rayServiceResource) ModifyPlan(ctx context.Context, req resource.Modify
 		plan.RayClusterName, plan.GroupSettings, plan.InSync = state.RayClusterName, state.GroupSettings, types.BoolValue(true)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	if !defaulted && slices == slicesSame && state.InSync.ValueBool() && quantityTextEdit(ctx, resp.Plan, req.State) {
+		resp.Diagnostics.Append(keepComputed(ctx, &resp.Plan, req.State)...)
+	}
 }
 
 // clusterConfigChanges are the attributes of rayClusterConfigPaths whose planned value is not the

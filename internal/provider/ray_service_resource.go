@@ -104,6 +104,12 @@ func (r *rayServiceResource) Read(ctx context.Context, req resource.ReadRequest,
 }
 
 func (r *rayServiceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if req.Plan.Raw.IsFullyKnown() && quantityTextEdit(ctx, req.Plan, req.State) {
+		// The same quantities in other texts, planned with the state's outputs: nothing to apply
+		// (common_quantity_edit.go).
+		resp.State.Raw = req.Plan.Raw
+		return
+	}
 	var plan, state rayServiceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
