@@ -120,6 +120,13 @@ func TestAccRayService_changeMatrix(t *testing.T) {
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`Upgrade Needs Free Slices`),
 		},
+		{
+			// A NodePort head moved to an internal load balancer: KubeRay's upgrade keeps the Services'
+			// annotations, so it would make an external one; refused whatever the slices.
+			Config:      config(strings.Replace(serviceHead, `"NodePort"`, `"InternalLoadBalancer"`, 1)),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Head Service Type Not Changeable By An Upgrade.*external\s+load\s+balancer\s+instead\s+of\s+an\s+internal`),
+		},
 	}
 	for _, c := range changeMatrices["ray_service"] {
 		steps = append(steps, step(c.attribute, c.changed, false), step(c.attribute+" back", c.back, false))
