@@ -42,6 +42,8 @@ type providerData struct {
 
 	// planned are the slices the Ray resources of this run list.
 	planned plannedSlices
+	// reservations are the slices of this run planned on each reservation.
+	reservations reservationConsumers
 }
 
 // firstSet returns the configured value, else the first non-empty environment variable.

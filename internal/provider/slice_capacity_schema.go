@@ -29,7 +29,8 @@ func sliceCapacityAttributes() map[string]schema.Attribute {
 		"reservation": schema.SingleNestedAttribute{
 			Optional: true,
 			MarkdownDescription: "Consume a Compute Engine reservation: one named (of this project or shared from another, " +
-				"optionally one of its blocks), or any matching reservation that does not require to be named.",
+				"optionally one of its blocks), or any matching reservation that does not require to be named. One named is " +
+				"read at plan time: missing, in another zone, of another machine type, or with too few free hosts, it fails the plan.",
 			Attributes: reservationAttributes(),
 		},
 		"flex_start": schema.BoolAttribute{

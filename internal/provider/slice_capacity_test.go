@@ -179,7 +179,7 @@ func TestAccSlice_capacityKinds(t *testing.T) {
 	const cluster = "acc-kinds"
 	ctx := context.Background()
 	for _, r := range []emulator.Reservation{
-		{Project: "shared-capacity", Zone: testLocation, Name: "kinds-v5p", Generation: "v5p", Chips: 8, Blocks: []string{"block-1"}, SpecificOnly: true},
+		{Project: "shared-capacity", Zone: testLocation, Name: "kinds-v5p", Generation: "v5p", MachineType: "ct5p-hightpu-4t", Chips: 8, Blocks: []string{"block-1"}, SpecificOnly: true},
 		{Project: testProject, Zone: testLocation, Name: "kinds-v5e", Generation: "v5e", Chips: 8},
 	} {
 		if err := testEmulator.CreateReservation(ctx, r); err != nil {

@@ -42,6 +42,7 @@ func (r *sliceResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	clusterID, _ := gke.ParseClusterID(plan.Cluster.ValueString())
 	id := gke.NodePoolID{Cluster: clusterID, Name: plan.Name.ValueString()}
+	r.data.reservations.creating(clusterID.Name + "/" + id.Name)
 	fail := func(format string, args ...any) {
 		resp.Diagnostics.AddError("Error Creating Slice", fmt.Sprintf("creating raytpu_slice (%s): ", id)+fmt.Sprintf(format, args...))
 	}

@@ -181,6 +181,7 @@ func (r *sliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		!plan.AutoUpgrade.Equal(state.AutoUpgrade) || !plan.Fallback.Equal(state.Fallback) || !plan.Zone.Equal(state.Zone) {
 		r.planFromCluster(ctx, &plan, state, s, resp)
 	}
+	r.planReservations(ctx, &plan, state, s, resp)
 	planReplaceUnhealthy(&plan, state, resp)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }

@@ -595,7 +595,7 @@ func nodePoolCount(cluster string, want int) resource.TestCheckFunc {
 func TestAccSlice_capacityOptionsAndClustersInParallel(t *testing.T) {
 	t.Parallel()
 	if err := testEmulator.CreateReservation(context.Background(), emulator.Reservation{
-		Project: "shared-capacity", Zone: testLocation, Name: "tpu-v5p", Generation: "v5p", Chips: 8, SpecificOnly: true,
+		Project: "shared-capacity", Zone: testLocation, Name: "tpu-v5p", Generation: "v5p", MachineType: "ct5p-hightpu-4t", Chips: 8, SpecificOnly: true,
 	}); err != nil {
 		t.Fatal(err)
 	}
