@@ -79,3 +79,35 @@ resource "raytpu_slice" %[1]q {
 		},
 	})
 }
+
+// Two slices that fill a reservation together apply, and plan empty once they run on it: a slice
+// in state is not checked again against the hosts it holds itself.
+func TestAccSlice_reservationFilledBySlices(t *testing.T) {
+	t.Parallel()
+	const cluster = "acc-rfill"
+	if err := testEmulator.CreateReservation(context.Background(), emulator.Reservation{
+		Project: testProject, Zone: testLocation, Name: "rfill-v6e", MachineType: "ct6e-standard-4t", Chips: 16, SpecificOnly: true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var slices string
+	for _, name := range []string{"a", "b"} {
+		slices += fmt.Sprintf(`
+resource "raytpu_slice" %[1]q {
+  cluster        = raytpu_cluster.test.id
+  name           = %[1]q
+  generation     = "v6e"
+  topology       = "2x4"
+  chips_per_host = 4
+  reservation    = { name = "rfill-v6e" }
+}
+`, name)
+	}
+	accTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: testAccSliceConfig(cluster, slices)},
+			{Config: testAccSliceConfig(cluster, slices), PlanOnly: true},
+		},
+	})
+}
