@@ -65,6 +65,9 @@ func (e *Emulator) startClusterAPIWith(ctx context.Context, c *cluster, dns bool
 	}
 	e.logf("cluster %s: kube-apiserver ready on 127.0.0.1:%d after %s", c.Key, api.Port(), time.Since(started).Round(time.Millisecond))
 	kube, dyn, err := kubeClients(api.Port(), pki.CACertPEM, e.token)
+	if err == nil {
+		err = installComputeClassCRD(ctx, dyn)
+	}
 	if err != nil {
 		api.Stop()
 		proxy.Close()

@@ -390,6 +390,19 @@
 // NotTriggerScaleUp ("pod didn't trigger scale-up: 1 max cluster cpu, memory limit reached",
 // the limits passed, sorted). Auto-provisioned pools are never scaled down or deleted.
 //
+// Every cluster serves GKE's ComputeClass (cloud.google.com/v1, cluster-scoped;
+// computeclass_crd.yaml). A Pod whose node selector names a class
+// (cloud.google.com/compute-class) gets a pool of the class's first TPU priority it fits that is
+// not in backoff, with that priority's capacity (a specific reservation, on demand, flex-start
+// with its maximum run duration, or Spot), labelled and tainted cloud.google.com/compute-class=
+// CLASS as GKE does its class's pools; a priority whose pool failed (a stockout) is in backoff as
+// a shape is, so the next one is tried, and with all of them in backoff the Pod stays pending with
+// "pod didn't trigger scale-up: 1 in backoff after failed scale-up". A class with
+// nodePoolAutoCreation.enabled creates pools without cluster-level NAP from GKE
+// 1.33.3-gke.1136000; classes need 1.30.3-gke.1451000 (rules/computeclass.go and
+// nodeagent/nap_class.go cite their sources). GKE's admission adds the class's toleration to
+// the Pods that select it; the emulated cluster does not, so such Pods carry it themselves.
+//
 // # Machine types
 //
 // The machine types node pools may use are the emulator's own table,

@@ -57,6 +57,9 @@ func (e *Emulator) napSnapshot(c *cluster) (nodeagent.ClusterSnapshot, bool) {
 			Usage: rules.NAPUsage(p.PB.GetConfig().GetMachineType(), p.Accelerator, p.ChipsPerNode, p.TotalNodes())}
 		if m, ok := gketpu.LookupMachineType(p.PB.GetConfig().GetMachineType()); ok {
 			np.Shape = rules.NAPShapeKey(p.Accelerator, p.Topology, m.Name)
+			if class := p.PB.GetConfig().GetLabels()[rules.LabelComputeClass]; class != "" {
+				np.Shape = nodeagent.ClassShapeKey(np.Shape, class)
+			}
 		}
 		s.Pools = append(s.Pools, np)
 	}

@@ -3,7 +3,8 @@
 // kubelet of the emulated nodes (a bound Pod starts at once, with a Pod IP from its node's /24; a
 // Pod being deleted goes; a failed host's Pods fail, NodeLost), and node auto-provisioning's loop,
 // which gives Pods the scheduler left unschedulable a node pool of their TPU slice and records the
-// cluster autoscaler's events on them (agent.go, pods.go and nap.go, each with its sources).
+// cluster autoscaler's events on them, trying a custom ComputeClass's priorities in order for the
+// Pods that select one (agent.go, pods.go, nap.go and nap_class.go, each with its sources).
 //
 // It is built as kwok builds each of its controllers: New takes a [Config] of the cluster's
 // Kubernetes client, a Logf and small functions for what it needs from the emulated GKE (a

@@ -99,6 +99,11 @@ func (a *Agent) napLoop(ctx context.Context) {
 type napDemand struct {
 	shape rules.NAPShape
 	pods  []*corev1.Pod
+	// class and priority are the ComputeClass the Pods select and the rule of it NAP tries
+	// (nap_class.go); priority is nil for Pods of no class.
+	class    string
+	index    int
+	priority *rules.ClassPriority
 }
 
 // napPass runs one round of node auto-provisioning over the Pods the scheduler marked
@@ -117,7 +122,8 @@ func (a *Agent) napPass(ctx context.Context) bool {
 			}
 			continue
 		}
-		if podUnschedulable(p) && p.Spec.NodeSelector[gketpu.LabelAccelerator] != "" && p.Spec.NodeSelector[gketpu.LabelTopology] != "" {
+		sel := p.Spec.NodeSelector
+		if podUnschedulable(p) && (sel[gketpu.LabelAccelerator] != "" && sel[gketpu.LabelTopology] != "" || sel[rules.LabelComputeClass] != "") {
 			pending = append(pending, p)
 		}
 	}
@@ -125,11 +131,11 @@ func (a *Agent) napPass(ctx context.Context) bool {
 		return false
 	}
 	cl, ok := a.cfg.Cluster()
-	if !ok || !cl.NAP {
+	if !ok {
 		return true
 	}
 	sort.Slice(pending, func(i, j int) bool { return pending[i].CreationTimestamp.Before(&pending[j].CreationTimestamp) })
-	demands := a.napDemands(ctx, pending, placed, cl.Version)
+	demands := a.napDemands(ctx, pending, placed, cl)
 
 	// Auto-provisioned pools still free (coming up, or up with no Pod on any node) serve demands
 	// first: the scheduler will place Pods there.
@@ -141,21 +147,28 @@ func (a *Agent) napPass(ctx context.Context) bool {
 		}
 	}
 	for _, d := range demands {
-		key := d.shape.Key()
+		key := d.key()
 		if free[key] > 0 {
 			free[key]--
 			continue
 		}
-		if until, ok := a.napBackoff[key]; ok && time.Now().Before(until) {
+		if until, ok := a.napBackoff[d.backoffKey()]; ok && time.Now().Before(until) {
 			a.napEvents(ctx, d.pods, "NotTriggerScaleUp", "pod didn't trigger scale-up: 1 in backoff after failed scale-up")
 			continue
 		}
 		delta := rules.NAPUsage(d.shape.Machine.Name, d.shape.Accelerator, d.shape.Machine.ChipsPerVM, d.shape.Slice.Hosts)
-		if exceeded := rules.NAPExceeded(cl.Limits, used, delta); len(exceeded) > 0 {
-			a.napEvents(ctx, d.pods, "NotTriggerScaleUp", fmt.Sprintf("pod didn't trigger scale-up: 1 max cluster %s limit reached", strings.Join(exceeded, ", ")))
-			continue
+		// A class that creates its own pools does so without cluster-level NAP, whose limits
+		// then do not apply (INFERRED: GKE documents the limits for node auto-provisioning only).
+		if cl.NAP {
+			if exceeded := rules.NAPExceeded(cl.Limits, used, delta); len(exceeded) > 0 {
+				a.napEvents(ctx, d.pods, "NotTriggerScaleUp", fmt.Sprintf("pod didn't trigger scale-up: 1 max cluster %s limit reached", strings.Join(exceeded, ", ")))
+				continue
+			}
 		}
 		np := rules.NAPNodePool(d.shape, cl.Zone, cl.Defaults)
+		if d.priority != nil {
+			np = rules.ClassNodePool(d.class, *d.priority, d.shape, cl.Zone, cl.Defaults)
+		}
 		op, err := a.cfg.CreateNodePool(np)
 		if err != nil {
 			// Another operation holds the cluster or the pool quota (GKE's concurrency rules):
@@ -164,9 +177,9 @@ func (a *Agent) napPass(ctx context.Context) bool {
 			continue
 		}
 		rules.AddUsage(used, delta)
-		a.napCreated[np.Name] = key
-		a.logf("cluster %s: node auto-provisioning creates node pool %s (%s, %s, %d nodes): operation %s",
-			a.cfg.Name, np.Name, d.shape.Machine.Name, d.shape.Topology, d.shape.Slice.Hosts, op.Name)
+		a.napCreated[np.Name] = d.backoffKey()
+		a.logf("cluster %s: node auto-provisioning creates node pool %s (%s, %s, %d nodes%s): operation %s",
+			a.cfg.Name, np.Name, d.shape.Machine.Name, d.shape.Topology, d.shape.Slice.Hosts, d.describe(), op.Name)
 		a.napEvents(ctx, d.pods, "TriggeredScaleUp", fmt.Sprintf("pod triggered scale-up: [{%s 0->%d (max: %d)}]",
 			np.Name, d.shape.Slice.Hosts, np.Autoscaling.MaxNodeCount))
 	}
@@ -174,15 +187,32 @@ func (a *Agent) napPass(ctx context.Context) bool {
 }
 
 // napDemands groups the pending Pods into slices, telling those NAP passes over why.
-func (a *Agent) napDemands(ctx context.Context, pending []*corev1.Pod, placed map[string]bool, version string) []*napDemand {
+func (a *Agent) napDemands(ctx context.Context, pending []*corev1.Pod, placed map[string]bool, cl ClusterSnapshot) []*napDemand {
 	var demands []*napDemand
 	byReplica := map[string]*napDemand{}
 	loose := map[string]*napDemand{}
+	classes := map[string]*classLookup{}
+	version := cl.Version
 	for _, p := range pending {
-		shape, why := rules.NAPShapeFor(p.Spec.NodeSelector[gketpu.LabelAccelerator], p.Spec.NodeSelector[gketpu.LabelTopology], int(a.cfg.TPUChips(p.Spec.Containers...)))
-		if why != "" {
-			a.napEvent(ctx, p, "NotTriggerScaleUp", "pod didn't trigger scale-up: "+why)
-			continue
+		var shape rules.NAPShape
+		var class *classChoice
+		if name := p.Spec.NodeSelector[rules.LabelComputeClass]; name != "" {
+			var why string
+			if class, why = a.classPriority(ctx, classes, name, p, cl); why != "" {
+				a.napEvent(ctx, p, "NotTriggerScaleUp", "pod didn't trigger scale-up: "+why)
+				continue
+			}
+			shape = class.shape
+		} else {
+			if !cl.NAP {
+				continue
+			}
+			var why string
+			shape, why = rules.NAPShapeFor(p.Spec.NodeSelector[gketpu.LabelAccelerator], p.Spec.NodeSelector[gketpu.LabelTopology], int(a.cfg.TPUChips(p.Spec.Containers...)))
+			if why != "" {
+				a.napEvent(ctx, p, "NotTriggerScaleUp", "pod didn't trigger scale-up: "+why)
+				continue
+			}
 		}
 		if v, ok := rules.NAPMinVersion(shape.Machine.Generation.Name, version); !ok {
 			a.napEvent(ctx, p, "NotTriggerScaleUp", fmt.Sprintf("pod didn't trigger scale-up: node auto-provisioning of TPU %s needs GKE %s or later, the cluster runs %s",
@@ -206,7 +236,7 @@ func (a *Agent) napDemands(ctx context.Context, pending []*corev1.Pod, placed ma
 		if k != "" && shape.Slice.MultiHost {
 			d := byReplica[k]
 			if d == nil {
-				d = &napDemand{shape: shape}
+				d = newNAPDemand(shape, class)
 				byReplica[k] = d
 				demands = append(demands, d)
 			}
@@ -214,10 +244,11 @@ func (a *Agent) napDemands(ctx context.Context, pending []*corev1.Pod, placed ma
 			continue
 		}
 		// Pods without a replica: as many slices as they fill.
-		d := loose[shape.Key()]
+		lk := newNAPDemand(shape, class).backoffKey()
+		d := loose[lk]
 		if d == nil || len(d.pods) >= shape.Slice.Hosts {
-			d = &napDemand{shape: shape}
-			loose[shape.Key()] = d
+			d = newNAPDemand(shape, class)
+			loose[lk] = d
 			demands = append(demands, d)
 		}
 		d.pods = append(d.pods, p)
