@@ -88,6 +88,9 @@ func (e *Emulator) createCluster(n resourceName, body []byte) (*containerpb.Oper
 	if err := rules.CheckRayVersion(pb.AddonsConfig, version); err != nil {
 		return nil, err
 	}
+	if err := rules.CheckSliceController(pb.AddonsConfig, version, rules.CreateChannel(pb)); err != nil {
+		return nil, err
+	}
 	if err := rules.ValidateClusterAutoscaling(pb.Autoscaling); err != nil {
 		return nil, err
 	}
@@ -277,14 +280,23 @@ func applyClusterUpdate(c *cluster, u *containerpb.ClusterUpdate) (func(), conta
 		version = v
 		typ = containerpb.Operation_UPGRADE_MASTER
 	}
-	if u.DesiredAddonsConfig != nil {
-		if err := rules.CheckRayVersion(u.DesiredAddonsConfig, version); err != nil {
-			return nil, 0, err
-		}
-	}
 	var channel *containerpb.ReleaseChannel
 	if u.DesiredReleaseChannel != nil {
 		channel = cloneMsg(u.DesiredReleaseChannel)
+	}
+	var addons *containerpb.AddonsConfig
+	if u.DesiredAddonsConfig != nil {
+		addons = rules.MergeAddons(c.PB.AddonsConfig, u.DesiredAddonsConfig)
+		if err := rules.CheckRayVersion(u.DesiredAddonsConfig, version); err != nil {
+			return nil, 0, err
+		}
+		current := c.PB.GetReleaseChannel().GetChannel()
+		if channel != nil {
+			current = channel.GetChannel()
+		}
+		if err := rules.CheckSliceController(u.DesiredAddonsConfig, version, current); err != nil {
+			return nil, 0, err
+		}
 	}
 	for _, z := range u.DesiredLocations {
 		if !rules.IsZone(z) || rules.ZoneRegion(z) != rules.ZoneRegion(c.Location) {
@@ -294,7 +306,6 @@ func applyClusterUpdate(c *cluster, u *containerpb.ClusterUpdate) (func(), conta
 	if id := u.DesiredNodePoolId; id != "" && c.pool(id) == nil {
 		return nil, 0, apierr.NotFound("Node pool %q not found.", id)
 	}
-	addons := u.DesiredAddonsConfig
 	identity := u.DesiredWorkloadIdentityConfig
 	rest := cloneMsg(u)
 	return func() {
@@ -304,7 +315,7 @@ func applyClusterUpdate(c *cluster, u *containerpb.ClusterUpdate) (func(), conta
 			c.PB.WorkloadIdentityConfig = cloneMsg(identity)
 		}
 		if addons != nil {
-			c.PB.AddonsConfig = cloneMsg(addons)
+			c.PB.AddonsConfig = addons
 		}
 		if channel != nil {
 			c.PB.ReleaseChannel = channel

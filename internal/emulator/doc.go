@@ -143,7 +143,10 @@
 //     concurrent operations quota 5, please try again later." (the text users report from GKE in
 //     terraform-provider-google #15205 and #15579).
 //
-// Cluster updates model desiredAddonsConfig, desiredMasterVersion and desiredReleaseChannel;
+// Cluster updates model desiredAddonsConfig (each add-on it sets replaces that add-on's
+// configuration, the others stay; the slice controller add-on is refused outside the Rapid
+// channel and below 1.35.2-gke.1842000, rules/slice_controller.go), desiredMasterVersion and
+// desiredReleaseChannel;
 // node pool updates (UpgradeNodes operations, the pool RECONCILING meanwhile) model nodeVersion,
 // labels, taints, resourceLabels, and in place, as GKE migrates the nodes, machineType, diskType,
 // diskSizeGb (at least 10GB) and maxRunDuration (flex-start's seven days at most), after the

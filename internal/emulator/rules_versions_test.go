@@ -42,7 +42,7 @@ func TestVersionRulesThroughTheAPI(t *testing.T) {
 		NodePools: []*containerpb.NodePool{{Name: "default", InitialNodeCount: 1}},
 	}})
 	wantGoogleError(t, err, 400, "INVALID_ARGUMENT",
-		`Master version must be one of "RAPID" channel supported versions [1.34.0-gke.2201000, 1.34.1-gke.1829001, 1.35.0-gke.1795000].`)
+		`Master version must be one of "RAPID" channel supported versions [1.34.0-gke.2201000, 1.34.1-gke.1829001, 1.35.0-gke.1795000, 1.36.0-gke.3712000].`)
 
 	cluster := sharedCluster(t)
 	cl, err := c.GetCluster(ctx, &containerpb.GetClusterRequest{Name: cluster})

@@ -42,6 +42,10 @@ var changeMatrices = map[string][]inPlaceChange{
 		{"timeouts", `timeouts = { update = "45m" }`, ""},
 		{"wait_for_kuberay", "wait_for_kuberay = false", ""},
 		{"workload_identity", "workload_identity = false", ""},
+		// GKE enables the slice controller only in the Rapid channel from 1.35.2-gke.1842000: its
+		// step brings both, and back turns the add-on alone off. Last, for the control plane
+		// stays at 1.36, which the base's REGULAR channel does not offer.
+		{"slice_controller", "release_channel = \"RAPID\"\n  min_master_version = \"1.36\"\n  slice_controller = true", "release_channel = \"RAPID\"\n  min_master_version = \"1.36\""},
 	},
 	"slice": {
 		{"auto_repair", "auto_repair = false", "auto_repair = true"},

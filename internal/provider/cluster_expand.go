@@ -36,6 +36,9 @@ func (m *clusterResourceModel) setUnknownComputedToNull() {
 	if m.WorkloadIdentity.IsUnknown() {
 		m.WorkloadIdentity = types.BoolNull()
 	}
+	if m.SliceController.IsUnknown() {
+		m.SliceController = types.BoolNull()
+	}
 	if m.ResourceLabels.IsUnknown() {
 		m.ResourceLabels = types.MapNull(types.StringType)
 	}
@@ -50,7 +53,10 @@ func expandReleaseChannel(v types.String) *containerpb.ReleaseChannel {
 func expandAddons(ctx context.Context, m clusterResourceModel) (*containerpb.AddonsConfig, diag.Diagnostics) {
 	var ray rayOperatorSettings
 	diags := m.RayOperator.As(ctx, &ray, basetypes.ObjectAsOptions{})
-	return &containerpb.AddonsConfig{RayOperatorConfig: expandRayOperator(true, ray)}, diags
+	return &containerpb.AddonsConfig{
+		RayOperatorConfig:     expandRayOperator(true, ray),
+		SliceControllerConfig: &containerpb.SliceControllerConfig{Enabled: m.SliceController.ValueBool()},
+	}, diags
 }
 
 func expandCluster(ctx context.Context, m clusterResourceModel) (*containerpb.Cluster, diag.Diagnostics) {
@@ -128,6 +134,7 @@ func flattenCluster(ctx context.Context, c *containerpb.Cluster, m *clusterResou
 		diags.AddWarning("Ray Operator Add-on Disabled",
 			fmt.Sprintf("The Ray Operator add-on of %s was disabled outside Terraform; the next apply enables it again.", c.GetName()))
 	}
+	m.SliceController = types.BoolValue(c.GetAddonsConfig().GetSliceControllerConfig().GetEnabled())
 	policy, d := flattenMaintenancePolicy(ctx, c.GetMaintenancePolicy(), m.MaintenancePolicy)
 	diags.Append(d...)
 	m.MaintenancePolicy = policy

@@ -16,7 +16,7 @@ import (
 )
 
 // ModifyPlan fills project and location from the provider and checks a new min_master_version
-// (see checkMinMasterVersion). The id of a cluster being created or replaced stays unknown, as
+// (see checkMinMasterVersion) and slice_controller's requirements (checkSliceController). The id of a cluster being created or replaced stays unknown, as
 // the google provider's does: what references it waits for the cluster (an ephemeral
 // raytpu_cluster_credentials is not opened before it exists), and the slices and RayClusters on a
 // replaced cluster, which GKE deletes with it, are replaced in the same apply.
@@ -54,6 +54,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		(state == nil || !v.Equal(state.MinMasterVersion) || !plan.ReleaseChannel.Equal(state.ReleaseChannel)) {
 		resp.Diagnostics.Append(r.checkMinMasterVersion(ctx, plan, state)...)
 	}
+	resp.Diagnostics.Append(r.checkSliceController(ctx, plan, state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

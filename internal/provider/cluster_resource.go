@@ -139,10 +139,17 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	var updates []*containerpb.ClusterUpdate
-	if !plan.RayOperator.Equal(state.RayOperator) {
+	var addonsUpdate *containerpb.ClusterUpdate
+	if !plan.RayOperator.Equal(state.RayOperator) || !plan.SliceController.Equal(state.SliceController) {
 		addons, diags := expandAddons(ctx, plan)
 		resp.Diagnostics.Append(diags...)
-		updates = append(updates, &containerpb.ClusterUpdate{DesiredAddonsConfig: addons})
+		addonsUpdate = &containerpb.ClusterUpdate{DesiredAddonsConfig: addons}
+	}
+	// The slice controller needs the Rapid channel and version it may be moving to: turned on, it
+	// goes after them.
+	enablingSlices := plan.SliceController.ValueBool() && !state.SliceController.ValueBool()
+	if addonsUpdate != nil && !enablingSlices {
+		updates = append(updates, addonsUpdate)
 	}
 	if !plan.ReleaseChannel.Equal(state.ReleaseChannel) {
 		updates = append(updates, &containerpb.ClusterUpdate{DesiredReleaseChannel: expandReleaseChannel(plan.ReleaseChannel)})
@@ -159,6 +166,9 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		case olderThan(state.MasterVersion.ValueString(), version):
 			updates = append(updates, &containerpb.ClusterUpdate{DesiredMasterVersion: version})
 		}
+	}
+	if addonsUpdate != nil && enablingSlices {
+		updates = append(updates, addonsUpdate)
 	}
 	// After a version change: node auto-provisioning of a generation needs a minimum GKE version.
 	if !plan.AutoProvisioning.Equal(state.AutoProvisioning) {

@@ -34,6 +34,7 @@ type clusterResourceModel struct {
 	WorkloadIdentity   types.Bool     `tfsdk:"workload_identity"`
 	SystemPool         types.Object   `tfsdk:"system_pool"`
 	RayOperator        types.Object   `tfsdk:"ray_operator"`
+	SliceController    types.Bool     `tfsdk:"slice_controller"`
 	MaintenancePolicy  types.Object   `tfsdk:"maintenance_policy"`
 	AutoProvisioning   types.Object   `tfsdk:"auto_provisioning"`
 	DeletionProtection types.Bool     `tfsdk:"deletion_protection"`
@@ -142,6 +143,13 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"logging":    schema.BoolAttribute{Required: true, MarkdownDescription: "Send Ray cluster logs to Cloud Logging."},
 					"monitoring": schema.BoolAttribute{Required: true, MarkdownDescription: "Send Ray cluster metrics to Cloud Monitoring."},
 				},
+			},
+			"slice_controller": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Enables GKE's slice controller add-on, which joins Ironwood (tpu7x) sub-block node pools " +
+					"into larger slices (dynamic slicing) through `Slice` objects in the cluster. GKE requires `release_channel = " +
+					"\"RAPID\"` and a control plane at " + tpu.SliceControllerMinVersion.String() + " or later, both checked at plan. " +
+					"Turned on and off in place; a change made outside Terraform shows in the next plan. Default `false`.",
 			},
 			"maintenance_policy": maintenancePolicySchema(),
 			"auto_provisioning":  autoProvisioningSchema(),

@@ -86,17 +86,23 @@ func createClusterOutOfBandAt(t *testing.T, id gke.ClusterID, version string) gk
 // setRayAddonOutOfBand turns the add-on on or off behind Terraform's back.
 func setRayAddonOutOfBand(t *testing.T, id gke.ClusterID, enabled bool) {
 	t.Helper()
+	setAddonsOutOfBand(t, id, &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: enabled}})
+	if !enabled {
+		waitKubeRayRemoved(t, testGKEClient(t), id)
+	}
+}
+
+// setAddonsOutOfBand sets the add-ons addons configures on id, the others left as they are.
+func setAddonsOutOfBand(t *testing.T, id gke.ClusterID, addons *containerpb.AddonsConfig) {
+	t.Helper()
 	ctx := context.Background()
 	c := testGKEClient(t)
-	op, err := c.SetAddons(ctx, id, &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: enabled}})
+	op, err := c.SetAddons(ctx, id, addons)
 	if err == nil {
 		err = c.WaitForOperation(ctx, id, op)
 	}
 	if err != nil {
-		t.Fatalf("setting the Ray add-on of %s: %v", id, err)
-	}
-	if !enabled {
-		waitKubeRayRemoved(t, c, id)
+		t.Fatalf("setting the add-ons of %s to %v: %v", id, addons, err)
 	}
 }
 
@@ -129,13 +135,18 @@ func waitKubeRayRemoved(t *testing.T, c *gke.Client, id gke.ClusterID) {
 }
 
 func rayAddonEnabled(id gke.ClusterID, want bool) resource.TestCheckFunc {
+	return addonEnabled(id, "Ray Operator add-on", func(a *containerpb.AddonsConfig) bool { return a.GetRayOperatorConfig().GetEnabled() }, want)
+}
+
+// addonEnabled checks that GKE reports the add-on named what of id enabled as want, as enabled reads it.
+func addonEnabled(id gke.ClusterID, what string, enabled func(*containerpb.AddonsConfig) bool, want bool) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		cluster, err := clusterOutOfBand(id)
 		if err != nil {
 			return err
 		}
-		if got := cluster.GetAddonsConfig().GetRayOperatorConfig().GetEnabled(); got != want {
-			return fmt.Errorf("Ray Operator add-on of %s enabled = %v, want %v", id, got, want)
+		if got := enabled(cluster.GetAddonsConfig()); got != want {
+			return fmt.Errorf("%s of %s enabled = %v, want %v", what, id, got, want)
 		}
 		return nil
 	}

@@ -23,6 +23,11 @@ var (
 	// FlexStartMinVersion is the lowest GKE version with flex-start TPUs ("To run TPUs, use GKE
 	// version 1.33.0-gke.1712000 or later", GKE "About GPU and TPU provisioning with flex-start").
 	FlexStartMinVersion = MustParseVersion("1.33.0-gke.1712000")
+	// SliceControllerMinVersion is the lowest cluster version of GKE's dynamic slicing, whose
+	// slice controller add-on joins tpu7x sub-blocks into slices ("Use a Standard cluster in
+	// version 1.35.2-gke.1842000 or later, in the Rapid channel", GKE "Use dynamic slicing with a
+	// custom scheduler", Requirements).
+	SliceControllerMinVersion = MustParseVersion("1.35.2-gke.1842000")
 )
 
 // ParseVersion parses 1.31.2-gke.1115000, 1.31.2, 1.31 or latest. A leading "v" is refused,

@@ -13,9 +13,11 @@ import (
 
 // GKEVersions are the versions the emulated GKE offers, newest first. They span both sides of the
 // TPU generations' minimums (v6e 1.31.2-gke.1115000, tpu7x 1.34.0-gke.2201000) and of the Ray
-// Operator add-on's (1.30.0-gke.1747000), so tests can hit every "too old" path. This is GKE's
-// offer, not a TPU rule: the minimums themselves are in gketpu's rules.txt.
+// Operator add-on's (1.30.0-gke.1747000) and of the slice controller's (1.35.2-gke.1842000, only
+// the Rapid channel offers one above it), so tests can hit every "too old" path. This is GKE's
+// offer, not a TPU rule: the minimums themselves are in gketpu's rules.txt and slice_controller.go.
 var GKEVersions = []string{
+	"1.36.0-gke.3712000",
 	"1.35.0-gke.1795000",
 	"1.34.1-gke.1829001",
 	"1.34.0-gke.2201000",
@@ -39,10 +41,10 @@ var channelVersions = map[containerpb.ReleaseChannel_Channel]struct {
 	def   string
 	valid []string
 }{
-	containerpb.ReleaseChannel_RAPID:    {"1.35.0-gke.1795000", []string{"1.35.0-gke.1795000", "1.34.1-gke.1829001", "1.34.0-gke.2201000"}},
+	containerpb.ReleaseChannel_RAPID:    {"1.35.0-gke.1795000", []string{"1.36.0-gke.3712000", "1.35.0-gke.1795000", "1.34.1-gke.1829001", "1.34.0-gke.2201000"}},
 	containerpb.ReleaseChannel_REGULAR:  {DefaultVersion, []string{"1.34.1-gke.1829001", "1.34.0-gke.2201000", "1.33.5-gke.1308000", "1.33.2-gke.1240000"}},
 	containerpb.ReleaseChannel_STABLE:   {"1.33.5-gke.1308000", []string{"1.33.5-gke.1308000", "1.33.2-gke.1240000", "1.32.9-gke.1130000"}},
-	containerpb.ReleaseChannel_EXTENDED: {"1.32.9-gke.1130000", GKEVersions[2:]},
+	containerpb.ReleaseChannel_EXTENDED: {"1.32.9-gke.1130000", GKEVersions[3:]},
 }
 
 func ServerConfig() *containerpb.ServerConfig {
