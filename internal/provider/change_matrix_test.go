@@ -47,6 +47,11 @@ var changeMatrices = map[string][]inPlaceChange{
 		// stays at 1.36, which the base's REGULAR channel does not offer.
 		{"slice_controller", "release_channel = \"RAPID\"\n  min_master_version = \"1.36\"\n  slice_controller = true", "release_channel = \"RAPID\"\n  min_master_version = \"1.36\""},
 	},
+	"compute_class": {
+		{"node_pool_auto_creation", "node_pool_auto_creation = false", ""},
+		{"priorities", "priorities = [\n    { generation = \"v6e\", topology = \"2x4\", chips_per_host = 4, capacity = \"spot\" },\n  ]", ""},
+		{"when_unsatisfiable", `when_unsatisfiable = "ScaleUpAnyway"`, ""},
+	},
 	"slice": {
 		{"auto_repair", "auto_repair = false", "auto_repair = true"},
 		{"auto_upgrade", "auto_upgrade = false", "auto_upgrade = true"},
@@ -297,5 +302,15 @@ resource "raytpu_slice" "test" {
 	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps:                    changeMatrixSteps("raytpu_slice.test", changeMatrices["slice"], config),
+	})
+}
+
+func TestAccComputeClass_changeMatrix(t *testing.T) {
+	t.Parallel()
+	id := createClusterOutOfBand(t, "acc-class-matrix", "")
+	config := func(attribute string) string { return testAccComputeClassConfig(id.String(), attribute) }
+	accTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps:                    changeMatrixSteps("raytpu_compute_class.test", changeMatrices["compute_class"], config),
 	})
 }

@@ -121,6 +121,7 @@ func (p *raytpuProvider) Resources(_ context.Context) []func() resource.Resource
 		NewClusterResource,
 		NewRayClusterResource,
 		NewRayHistoryServerResource,
+		NewComputeClassResource,
 		NewRayOperatorResource,
 		NewRayServiceResource,
 		NewSliceResource,
