@@ -1,6 +1,7 @@
 // Package tpu is raytpu's TPU domain model: the generations catalog, topology parsing and
-// validation, slice derivation, GKE version ordering and Ray naming. It does no I/O, so the
-// provider and the emulator share one set of rules.
+// validation, slice derivation, GKE version ordering and Ray naming. It does no I/O. The emulator
+// does not use it: its own table of GKE's TPU rules (internal/emulator/gketpu) is compared with
+// this one row by row, so a mistake in either must be made in both to pass.
 package tpu
 
 import (
